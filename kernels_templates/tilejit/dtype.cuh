@@ -1,0 +1,71 @@
+// Element types on the device: the compute type each storage type is seen as, and the conversion
+// rules of elementwise bodies (documented in include/tilejit/elementwise.hpp).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace tilejit {
+
+using i8 = signed char;
+using u8 = unsigned char;
+using i32 = int;
+using u32 = unsigned int;
+using i64 = long long;
+using u64 = unsigned long long;
+using f16 = __half;
+using bf16 = __nv_bfloat16;
+
+template <class T> struct compute_type { using type = T; };
+template <> struct compute_type<f16> { using type = float; };
+template <> struct compute_type<bf16> { using type = float; };
+template <> struct compute_type<i8> { using type = int; };
+template <> struct compute_type<u8> { using type = int; };
+// The type an element of storage type T has inside an elementwise body.
+template <class T> using compute_t = typename compute_type<T>::type;
+
+template <class T> struct int_limits;
+template <> struct int_limits<i8> { static constexpr i8 lo = -128, hi = 127; };
+template <> struct int_limits<u8> { static constexpr u8 lo = 0, hi = 255; };
+template <> struct int_limits<i32> { static constexpr i32 lo = -2147483647 - 1, hi = 2147483647; };
+template <> struct int_limits<i64> { static constexpr i64 lo = -9223372036854775807ll - 1, hi = 9223372036854775807ll; };
+
+template <class T> struct is_floating { static constexpr bool value = false; };
+template <> struct is_floating<float> { static constexpr bool value = true; };
+template <> struct is_floating<double> { static constexpr bool value = true; };
+
+// Floating -> integer: truncate toward zero, saturate, NaN -> 0. (From)hi may round up to the next
+// power of two, and every From value at or above it is out of range, so the comparison is exact.
+template <class To, class From>
+__host__ __device__ constexpr To saturate_to_int(From x) {
+  return x != x                               ? To(0)
+         : x >= static_cast<From>(int_limits<To>::hi) ? int_limits<To>::hi
+         : x <= static_cast<From>(int_limits<To>::lo) ? int_limits<To>::lo
+                                                       : static_cast<To>(x);
+}
+
+// Storage -> compute type (exact).
+template <class T> __device__ __forceinline__ compute_t<T> to_compute(T x) { return static_cast<compute_t<T>>(x); }
+template <> __device__ __forceinline__ float to_compute<f16>(f16 x) { return __half2float(x); }
+template <> __device__ __forceinline__ float to_compute<bf16>(bf16 x) { return __bfloat162float(x); }
+
+// Compute value -> storage type, by the documented rules.
+template <class To> struct converter {
+  template <class From> __host__ __device__ static constexpr To apply(From x) {
+    if constexpr (is_floating<From>::value && !is_floating<To>::value) return saturate_to_int<To>(x);
+    else return static_cast<To>(x);
+  }
+};
+template <> struct converter<f16> {
+  __device__ static f16 apply(float x) { return __float2half_rn(x); }
+  __device__ static f16 apply(double x) { return __double2half(x); }
+  template <class I> __device__ static f16 apply(I x) { return __float2half_rn(static_cast<float>(x)); }
+};
+template <> struct converter<bf16> {
+  __device__ static bf16 apply(float x) { return __float2bfloat16_rn(x); }
+  __device__ static bf16 apply(double x) { return __double2bfloat16(x); }
+  template <class I> __device__ static bf16 apply(I x) { return __float2bfloat16_rn(static_cast<float>(x)); }
+};
+template <class To, class From> __host__ __device__ constexpr To convert_to(From x) { return converter<To>::apply(x); }
+
+}  // namespace tilejit

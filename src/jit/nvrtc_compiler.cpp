@@ -1,0 +1,159 @@
+#include "jit/nvrtc_compiler.hpp"
+
+#include "util/files.hpp"
+#include "util/log.hpp"
+
+#include <tilejit/error.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nvrtc.h>
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <memory>
+
+namespace tilejit::jit {
+namespace {
+
+// Owns one nvrtcProgram.
+struct ProgramDeleter {
+  void operator()(nvrtcProgram* p) const noexcept {
+    if (p && *p) nvrtcDestroyProgram(p);
+    delete p;
+  }
+};
+using ProgramHandle = std::unique_ptr<nvrtcProgram, ProgramDeleter>;
+
+void check_nvrtc(nvrtcResult r, const char* call, const std::string& program) {
+  if (r != NVRTC_SUCCESS)
+    throw Error(fmt::format("{} failed for program '{}': {} ({})", call, program, nvrtcGetErrorString(r),
+                            static_cast<int>(r)));
+}
+
+std::string program_log(nvrtcProgram p) {
+  std::size_t size = 0;
+  if (nvrtcGetProgramLogSize(p, &size) != NVRTC_SUCCESS || size <= 1) return {};
+  std::string log(size, '\0');
+  nvrtcGetProgramLog(p, log.data());
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+std::string compute_version() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  // NVRTC reports no build number, and libnvrtc.so.13 carries none in its name; the size of the
+  // loaded library tells one build from another (reading its 100 MB to hash it would cost a fresh
+  // process far more than a cache hit should).
+  std::string build = "unknown";
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(std::filesystem::canonical(info.dli_fname, ec), ec);
+    if (!ec) build = std::to_string(size);
+  }
+  return fmt::format("{}.{}+{}", major, minor, build);
+}
+
+}  // namespace
+
+const std::string& NvrtcCompiler::version() {
+  static const std::string v = compute_version();
+  return v;
+}
+
+NvrtcCompiler::NvrtcCompiler(const TemplateSet& templates, std::filesystem::path cuda_home,
+                             std::optional<std::filesystem::path> dump_dir)
+    : templates_(templates), cuda_include_(std::move(cuda_home) / "include"), dump_dir_(std::move(dump_dir)) {
+  std::string all;
+  for (const char* h : {"cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp"}) {
+    auto text = util::read_file(cuda_include_ / h);
+    all += fmt::format("{}:{}\n", h, text ? util::hash128(*text).hex() : "missing");
+  }
+  toolkit_digest_ = util::hash128(all);
+}
+
+std::vector<std::string> NvrtcCompiler::options(const std::string& arch, const std::vector<std::string>& extra) const {
+  std::vector<std::string> opts = {
+      "--gpu-architecture=" + arch,
+      "-std=c++17",
+      "--include-path=" + cuda_include_.string(),
+      "-DTILEJIT_NVRTC=1",
+  };
+  opts.insert(opts.end(), extra.begin(), extra.end());
+  return opts;
+}
+
+CompiledKernel NvrtcCompiler::compile(const CompileRequest& req) const {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<TemplateHeader> headers = templates_.closure(req.entry_template);
+  std::vector<const char*> header_texts, header_names;
+  for (const auto& h : headers) {
+    header_texts.push_back(h.text.c_str());
+    header_names.push_back(h.path.c_str());
+  }
+  std::string cu_name = req.program_name + ".cu";
+  ProgramHandle prog(new nvrtcProgram(nullptr));
+  check_nvrtc(nvrtcCreateProgram(prog.get(), req.source.c_str(), cu_name.c_str(), static_cast<int>(headers.size()),
+                                 header_texts.data(), header_names.data()),
+              "nvrtcCreateProgram", req.program_name);
+  if (!req.name_expression.empty())
+    check_nvrtc(nvrtcAddNameExpression(*prog, req.name_expression.c_str()), "nvrtcAddNameExpression", req.program_name);
+
+  std::vector<const char*> opt_ptrs;
+  for (const auto& o : req.options) opt_ptrs.push_back(o.c_str());
+  nvrtcResult r = nvrtcCompileProgram(*prog, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
+  std::string log = program_log(*prog);
+  if (r != NVRTC_SUCCESS) {
+    util::log().error("NVRTC failed to compile {}:\n{}", req.program_name, log);
+    throw CompileError(fmt::format("NVRTC failed to compile '{}' ({}): {}\noptions: {}\ninstantiation: {}\nlog:\n{}",
+                                   req.program_name, nvrtcGetErrorString(r), req.name_expression,
+                                   fmt::join(req.options, " "), req.name_expression, log),
+                       req.program_name, log, req.options, req.source);
+  }
+
+  CompiledKernel out;
+  out.log = std::move(log);
+  if (!req.name_expression.empty()) {
+    const char* lowered = nullptr;
+    check_nvrtc(nvrtcGetLoweredName(*prog, req.name_expression.c_str(), &lowered), "nvrtcGetLoweredName", req.program_name);
+    out.lowered_name = lowered;
+  }
+  std::size_t size = 0;
+  check_nvrtc(nvrtcGetCUBINSize(*prog, &size), "nvrtcGetCUBINSize", req.program_name);
+  out.cubin.resize(size);
+  check_nvrtc(nvrtcGetCUBIN(*prog, out.cubin.data()), "nvrtcGetCUBIN", req.program_name);
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+  util::log().debug("compiled {} ({}) in {:.1f} ms, cubin {} bytes, options: {}", req.program_name,
+                    req.name_expression, out.compile_ms, out.cubin.size(), fmt::join(req.options, " "));
+  if (!out.log.empty()) util::log().debug("NVRTC log for {}:\n{}", req.program_name, out.log);
+
+  if (dump_dir_) {
+    try {
+      std::filesystem::create_directories(*dump_dir_);
+      auto base = *dump_dir_ / req.program_name;
+      util::write_file(base.string() + ".cu", req.source);
+      util::write_file(base.string() + ".options.txt",
+                       fmt::format("{}\nname expression: {}\nlowered name: {}\n", fmt::join(req.options, "\n"),
+                                   req.name_expression, out.lowered_name));
+      util::write_file(base.string() + ".cubin", out.cubin);
+      std::size_t ptx_size = 0;
+      if (nvrtcGetPTXSize(*prog, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1) {
+        std::string ptx(ptx_size, '\0');
+        if (nvrtcGetPTX(*prog, ptx.data()) == NVRTC_SUCCESS) {
+          ptx.pop_back();
+          util::write_file(base.string() + ".ptx", ptx);
+        }
+      }
+      if (!out.log.empty()) util::write_file(base.string() + ".log", out.log);
+    } catch (const std::exception& e) {
+      util::log().warn("TILEJIT_DUMP_DIR: {}", e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace tilejit::jit

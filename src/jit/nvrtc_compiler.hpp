@@ -1,0 +1,54 @@
+// NVRTC: one RAII owner per program, kernel names through name expressions, errors with the log.
+#pragma once
+
+#include "jit/template_registry.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilejit::jit {
+
+struct CompileRequest {
+  std::string program_name;     // names the program in NVRTC's log and the dump directory
+  std::string entry_template;   // e.g. "elementwise.cuh": its include closure is handed to NVRTC
+  std::string source;           // the instantiation: an #include, a few definitions, nothing else
+  std::string name_expression;  // e.g. "tilejit::elementwise_kernel<...>"; empty: compile only
+  std::vector<std::string> options;  // full option list (see NvrtcCompiler::options)
+};
+
+struct CompiledKernel {
+  std::string cubin;
+  std::string lowered_name;
+  std::string log;  // NVRTC's log (warnings), may be empty
+  double compile_ms = 0;
+};
+
+class NvrtcCompiler {
+ public:
+  NvrtcCompiler(const TemplateSet& templates, std::filesystem::path cuda_home,
+                std::optional<std::filesystem::path> dump_dir);
+
+  // The options for one target architecture, in a fixed order, plus `extra`.
+  std::vector<std::string> options(const std::string& arch, const std::vector<std::string>& extra = {}) const;
+  // Compiles; throws CompileError (log, options, instantiation) when NVRTC rejects the program.
+  CompiledKernel compile(const CompileRequest& request) const;
+
+  const TemplateSet& templates() const noexcept { return templates_; }
+  const std::filesystem::path& cuda_include_dir() const noexcept { return cuda_include_; }
+  // XXH3-128 over the CUDA headers the templates may include (cuda_fp16/bf16 and their .hpp),
+  // so that a changed toolkit header invalidates cached kernels.
+  const util::Hash128& toolkit_headers_digest() const noexcept { return toolkit_digest_; }
+
+  // "13.0+109338064": NVRTC's major.minor and, as its build, the size of the loaded libnvrtc.
+  static const std::string& version();
+
+ private:
+  const TemplateSet& templates_;
+  std::filesystem::path cuda_include_;
+  std::optional<std::filesystem::path> dump_dir_;
+  util::Hash128 toolkit_digest_;
+};
+
+}  // namespace tilejit::jit

@@ -1,0 +1,276 @@
+// Elementwise: plans (op + configuration + kernels per vector width) and the launch path.
+#include "ops/elementwise/codegen.hpp"
+#include "ops/elementwise/elementwise_internal.hpp"
+#include "ops/elementwise/expression.hpp"
+
+#include "jit/driver.hpp"
+#include "runtime_impl.hpp"
+#include "util/log.hpp"
+
+#include <tilejit/elementwise.hpp>
+#include <tilejit/error.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <atomic>
+#include <bit>
+
+namespace tilejit {
+
+namespace {
+using ops::ElementwiseParams;
+using ScalarSlot = ops::ElementwiseScalarSlot;
+
+void write_scalar(ScalarSlot& slot, const ScalarValue& v) {
+  slot.i64 = 0;
+  switch (v.dtype()) {
+    case DType::f32: slot.f32 = static_cast<float>(v.as_double()); break;
+    case DType::f64: slot.f64 = v.as_double(); break;
+    case DType::i32: slot.i32 = static_cast<int>(v.as_int()); break;
+    default: slot.i64 = v.as_int(); break;
+  }
+}
+
+constexpr int kVariants = 5;  // vector widths 1, 2, 4, 8, 16
+}  // namespace
+
+ScalarValue ScalarValue::of(DType dtype, double value) {
+  switch (dtype) {
+    case DType::f32: return ScalarValue(static_cast<float>(value));
+    case DType::f64: return ScalarValue(value);
+    case DType::i32: return ScalarValue(static_cast<std::int32_t>(value));
+    case DType::i64: return ScalarValue(static_cast<std::int64_t>(value));
+    default:
+      throw InvalidArgument(fmt::format("scalar dtype {} is not supported: scalars are f32, f64, i32 or i64", dtype_name(dtype)));
+  }
+}
+
+void validate_elementwise(const ElementwiseOp& op) { ops::validate_op(op); }
+
+std::span<const std::string_view> elementwise_functions() { return ops::allowed_functions(); }
+
+namespace ops {
+jit::KernelRequest elementwise_request(const Runtime::Impl& rt, const ElementwiseOp& op, const ElementwiseConfig& config,
+                                       int vector_width, const std::string& arch) {
+  jit::KernelRequest r;
+  r.family = "elementwise";
+  r.arch = arch;
+  r.compile.program_name = elementwise_program_name(op, config, vector_width);
+  r.compile.entry_template = "elementwise.cuh";
+  r.compile.source = elementwise_source(op);
+  r.compile.name_expression = elementwise_name_expression(op, config, vector_width);
+  r.compile.options = rt.compiler.options(arch);
+  return r;
+}
+}  // namespace ops
+
+namespace detail {
+
+struct ElementwisePlanState {
+  std::shared_ptr<Runtime::Impl> rt;
+  ElementwiseOp op;
+  ElementwiseConfig config;
+  std::size_t operand_size[kMaxElementwiseInputs + kMaxElementwiseOutputs] = {};
+  ElementwiseParams params{};  // scalars pre-filled from op.scalars
+  std::mutex mutex;
+  std::array<std::shared_ptr<jit::Kernel>, kVariants> kernels;
+  std::array<std::atomic<CUfunction>, kVariants> functions{};
+  std::array<bool, kVariants> compiled_here{};  // this plan's request caused the compile
+
+  jit::KernelRequest request(int vector_width, const std::string& arch) const {
+    return ops::elementwise_request(*rt, op, config, vector_width, arch);
+  }
+
+  std::shared_ptr<jit::Kernel> kernel(int variant) {
+    std::lock_guard lock(mutex);
+    if (!kernels[variant]) kernels[variant] = rt->cache.get(request(1 << variant, rt->arch(false)), &compiled_here[variant]);
+    return kernels[variant];
+  }
+
+  // Slow path of run(): compile or fetch, then load on the device.
+  CUfunction resolve(int variant) {
+    CUfunction fn = kernel(variant)->function(rt->device_ordinal);
+    functions[variant].store(fn, std::memory_order_release);
+    return fn;
+  }
+};
+
+}  // namespace detail
+
+namespace {
+
+std::shared_ptr<detail::ElementwisePlanState> make_plan_state(const std::shared_ptr<Runtime::Impl>& rt,
+                                                              const ElementwiseOp& op, const ElementwiseConfig& config) {
+  ops::validate_op(op);
+  auto s = std::make_shared<detail::ElementwisePlanState>();
+  s->rt = rt;
+  s->op = op;
+  s->config = ops::resolve_config(op, config);
+  std::size_t k = 0;
+  for (const auto& o : op.inputs) s->operand_size[k++] = dtype_size(o.dtype);
+  for (const auto& o : op.outputs) s->operand_size[k++] = dtype_size(o.dtype);
+  for (std::size_t i = 0; i < op.scalars.size(); ++i) write_scalar(s->params.scalar[i], op.scalars[i].value);
+  return s;
+}
+
+std::uint64_t signature_hash(const ElementwiseOp& op) {
+  XXH3_state_t st;
+  XXH3_64bits_reset(&st);
+  auto add = [&](std::string_view s) {
+    XXH3_64bits_update(&st, s.data(), s.size());
+    XXH3_64bits_update(&st, "", 1);  // a separator: ("ab","c") and ("a","bc") differ
+  };
+  add(op.body);
+  add(op.name);
+  for (const auto* list : {&op.inputs, &op.outputs})
+    for (const auto& o : *list) {
+      add(o.name);
+      auto t = static_cast<char>(o.dtype);
+      XXH3_64bits_update(&st, &t, 1);
+    }
+  for (const auto& s : op.scalars) {
+    add(s.name);
+    auto t = static_cast<char>(s.value.dtype());
+    XXH3_64bits_update(&st, &t, 1);
+  }
+  return XXH3_64bits_digest(&st);
+}
+
+bool same_signature(const ElementwiseOp& a, const ElementwiseOp& b) {
+  auto same_operands = [](const std::vector<Operand>& x, const std::vector<Operand>& y) {
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (x[i].name != y[i].name || x[i].dtype != y[i].dtype) return false;
+    return true;
+  };
+  if (a.body != b.body || a.name != b.name || !same_operands(a.inputs, b.inputs) || !same_operands(a.outputs, b.outputs) ||
+      a.scalars.size() != b.scalars.size())
+    return false;
+  for (std::size_t i = 0; i < a.scalars.size(); ++i)
+    if (a.scalars[i].name != b.scalars[i].name || a.scalars[i].value.dtype() != b.scalars[i].value.dtype()) return false;
+  return true;
+}
+
+}  // namespace
+
+// ---- the launch path -------------------------------------------------------------------------
+
+void ElementwisePlan::run(DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n, CUstream stream) const {
+  run(inputs, outputs, n, {}, stream);
+}
+
+void ElementwisePlan::run(DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n, std::span<const ScalarValue> scalars,
+                          CUstream stream) const {
+  detail::ElementwisePlanState& s = *state_;
+  const ElementwiseOp& op = s.op;
+  if (inputs.size() != op.inputs.size())
+    throw InvalidArgument(fmt::format("elementwise '{}': {} input pointers given, the op declares {}", op.body, inputs.size(), op.inputs.size()));
+  if (outputs.size() != op.outputs.size())
+    throw InvalidArgument(fmt::format("elementwise '{}': {} output pointers given, the op declares {}", op.body, outputs.size(), op.outputs.size()));
+  if (n > (1ull << 62)) throw InvalidArgument(fmt::format("elementwise '{}': n = {} exceeds 2^62", op.body, n));
+
+  ElementwiseParams p = s.params;
+  if (!scalars.empty()) {
+    if (scalars.size() != op.scalars.size())
+      throw InvalidArgument(fmt::format("elementwise '{}': {} scalar values given, the op declares {}", op.body, scalars.size(), op.scalars.size()));
+    for (std::size_t i = 0; i < scalars.size(); ++i) {
+      if (scalars[i].dtype() != op.scalars[i].value.dtype())
+        throw InvalidArgument(fmt::format("elementwise '{}': scalar '{}' is {}, a {} value was given", op.body, op.scalars[i].name,
+                                          dtype_name(op.scalars[i].value.dtype()), dtype_name(scalars[i].dtype())));
+      write_scalar(p.scalar[i], scalars[i]);
+    }
+  }
+
+  // The widest vector every operand's alignment allows (any alignment works, narrower when needed).
+  int vec = s.config.vector_width;
+  std::size_t k = 0;
+  auto check_operand = [&](CUdeviceptr ptr, const Operand& o, const char* role) {
+    const std::size_t size = s.operand_size[k++];
+    if (ptr == 0 && n > 0) throw InvalidArgument(fmt::format("elementwise '{}': {} '{}' is a null pointer", op.body, role, o.name));
+    if (ptr % size != 0)
+      throw InvalidArgument(fmt::format("elementwise '{}': {} '{}' ({}) at 0x{:x} is not aligned to its {}-byte elements", op.body,
+                                        role, o.name, dtype_name(o.dtype), ptr, size));
+    while (vec > 1 && ptr % std::min<std::size_t>(16, vec * size) != 0) vec >>= 1;
+  };
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check_operand(inputs[i], op.inputs[i], "input");
+    p.in[i] = reinterpret_cast<const void*>(inputs[i]);
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    check_operand(outputs[i], op.outputs[i], "output");
+    p.out[i] = reinterpret_cast<void*>(outputs[i]);
+  }
+  if (n == 0) return;
+  p.n = static_cast<long long>(n);
+
+  const int variant = std::countr_zero(static_cast<unsigned>(vec));
+  CUcontext ctx = s.rt->context();
+  jit::make_current(ctx, s.rt->device_ordinal);
+  CUfunction fn = s.functions[variant].load(std::memory_order_acquire);
+  if (fn == nullptr) fn = s.resolve(variant);
+
+  const std::uint64_t tiles = (n + s.config.tile - 1) / s.config.tile;
+  // Blocks walk tiles with a grid stride, so capping the grid only bounds block-scheduling work.
+  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, 1u << 20));
+  void* args[] = {&p};
+  jit::check(jit::driver().cuLaunchKernel(fn, grid, 1, 1, static_cast<unsigned>(s.config.threads), 1, 1, 0, stream, args, nullptr),
+             "cuLaunchKernel", s.rt->device_ordinal, s.kernels[variant] ? s.kernels[variant]->request().compile.program_name : op.body);
+}
+
+const ElementwiseOp& ElementwisePlan::op() const { return state_->op; }
+const ElementwiseConfig& ElementwisePlan::config() const { return state_->config; }
+
+// ---- Runtime entry points ----------------------------------------------------------------------
+
+ElementwisePlan Runtime::plan_elementwise(const ElementwiseOp& op) { return plan_elementwise(op, ElementwiseConfig{}); }
+
+ElementwisePlan Runtime::plan_elementwise(const ElementwiseOp& op, const ElementwiseConfig& config) {
+  return ElementwisePlan(make_plan_state(impl_, op, config));
+}
+
+void Runtime::elementwise(const ElementwiseOp& op, DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n, CUstream stream) {
+  const std::uint64_t h = signature_hash(op);
+  std::shared_ptr<detail::ElementwisePlanState> state;
+  {
+    std::lock_guard lock(impl_->plans_mutex);
+    for (const auto& candidate : impl_->elementwise_plans[h])
+      if (same_signature(candidate->op, op)) {
+        state = candidate;
+        break;
+      }
+  }
+  if (!state) {
+    state = make_plan_state(impl_, op, ElementwiseConfig{});
+    std::lock_guard lock(impl_->plans_mutex);
+    impl_->elementwise_plans[h].push_back(state);
+  }
+  // The op's current scalar values, not those the plan was made with.
+  ScalarValue values[kMaxElementwiseScalars] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+  for (std::size_t i = 0; i < op.scalars.size(); ++i) values[i] = op.scalars[i].value;
+  ElementwisePlan(state).run(inputs, outputs, n, std::span<const ScalarValue>(values, op.scalars.size()), stream);
+}
+
+CompiledKernelInfo Runtime::compile_elementwise(const ElementwiseOp& op, const ElementwiseConfig& config) {
+  auto state = make_plan_state(impl_, op, config);
+  const int variant = std::countr_zero(static_cast<unsigned>(state->config.vector_width));
+  auto kernel = state->kernel(variant);
+  CompiledKernelInfo info;
+  const auto& req = kernel->request();
+  info.program_name = req.compile.program_name;
+  info.kernel_name = req.compile.name_expression;
+  info.lowered_name = kernel->compiled().lowered_name;
+  info.arch = req.arch;
+  info.key = kernel->key().hash.hex();
+  info.options = req.compile.options;
+  info.source = req.compile.source;
+  info.from_cache = kernel->from_cache() || !state->compiled_here[variant];
+  info.compile_ms = info.from_cache ? 0 : kernel->compiled().compile_ms;
+  info.cubin_bytes = kernel->compiled().cubin.size();
+  return info;
+}
+
+}  // namespace tilejit

@@ -1,0 +1,336 @@
+#include "ops/elementwise/expression.hpp"
+
+#include <tilejit/error.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace tilejit::ops {
+namespace {
+
+constexpr std::string_view kFunctions[] = {
+    "abs",   "fabs",  "min",   "max",   "fmin",  "fmax",  "sqrt",  "rsqrt",  "cbrt",     "exp",
+    "exp2",  "exp10", "expm1", "log",   "log2",  "log10", "log1p", "pow",    "sin",      "cos",
+    "tan",   "asin",  "acos",  "atan",  "atan2", "sinh",  "cosh",  "tanh",   "asinh",    "acosh",
+    "atanh", "erf",   "erfc",  "floor", "ceil",  "round", "trunc", "rint",   "fma",      "fmod",
+    "hypot", "copysign", "isnan", "isinf", "isfinite", "signbit", "sigmoid", "relu", "gelu", "gelu_tanh",
+    "silu"};
+constexpr std::string_view kCasts[] = {"float", "double", "int"};
+constexpr std::string_view kConstants[] = {"true", "false"};
+
+constexpr std::string_view kKeywords[] = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+    "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+    "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+    "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+    "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
+    "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+    // names the generated code and CUDA reserve
+    "tilejit", "tilejit_gen", "elementwise_op", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+    "half", "std", "cuda"};
+
+// Longest first, so that "<<=" wins over "<<" and "<".
+constexpr std::string_view kSymbols[] = {"<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "==", "!=",
+                                         "<=", ">=", "&&", "||", "<<", ">>", "++", "--", "->", "::", "+", "-",
+                                         "*", "/", "%", "<", ">", "=", "!", "~", "&", "|", "^", "?", ":", "(",
+                                         ")", ",", ";"};
+constexpr std::string_view kAssignOps[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
+
+template <std::size_t N> bool contains(const std::string_view (&list)[N], std::string_view s) {
+  return std::find(std::begin(list), std::end(list), s) != std::end(list);
+}
+
+bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+[[noreturn]] void fail(std::string_view body, std::size_t column, const std::string& what) {
+  std::string caret(column > 0 ? column - 1 : 0, ' ');
+  throw InvalidArgument(fmt::format("elementwise body: {} at column {}\n  {}\n  {}^", what, column, body, caret));
+}
+
+// Scans a numeric literal starting at i; returns its end or npos when malformed.
+std::size_t scan_number(std::string_view s, std::size_t i) {
+  std::size_t j = i;
+  if (s[j] == '0' && j + 1 < s.size() && (s[j + 1] == 'x' || s[j + 1] == 'X')) {
+    j += 2;
+    std::size_t digits = j;
+    while (j < s.size() && std::isxdigit(static_cast<unsigned char>(s[j]))) ++j;
+    if (j == digits) return std::string_view::npos;
+  } else {
+    bool any = false, is_float = false;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j, any = true;
+    if (j < s.size() && s[j] == '.') {
+      ++j, is_float = true;
+      while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j, any = true;
+    }
+    if (!any) return std::string_view::npos;
+    if (j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
+      std::size_t k = j + 1;
+      if (k < s.size() && (s[k] == '+' || s[k] == '-')) ++k;
+      std::size_t digits = k;
+      while (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) ++k;
+      if (k == digits) return std::string_view::npos;
+      j = k, is_float = true;
+    }
+    if (is_float) {
+      if (j < s.size() && (s[j] == 'f' || s[j] == 'F')) ++j;
+      if (j < s.size() && (is_ident_char(s[j]) || s[j] == '.')) return std::string_view::npos;
+      return j;
+    }
+  }
+  // integer suffixes: u, l, ll, ul, ull, lu, llu (any case)
+  std::size_t k = j;
+  while (k < s.size() && (s[k] == 'u' || s[k] == 'U' || s[k] == 'l' || s[k] == 'L') && k - j < 3) ++k;
+  if (k < s.size() && (is_ident_char(s[k]) || s[k] == '.')) return std::string_view::npos;
+  return k;
+}
+
+class Parser {
+ public:
+  Parser(std::string_view body, std::vector<BodyToken> tokens, const ElementwiseOp& op)
+      : body_(body), tokens_(std::move(tokens)) {
+    int index = 0;
+    for (const auto& o : op.inputs) variables_[o.name] = index++;
+    for (const auto& o : op.outputs) outputs_[o.name] = static_cast<int>(outputs_.size()), variables_[o.name] = index++;
+    for (const auto& sc : op.scalars) variables_[sc.name] = index++;
+  }
+
+  ParsedBody parse_body() {
+    ParsedBody parsed;
+    if (peek().kind == BodyToken::Kind::end) fail(body_, 1, "the body is empty: expected an assignment such as 'z = x + y'");
+    while (peek().kind != BodyToken::Kind::end) {
+      parsed.statements.push_back(statement());
+      if (peek().text == ";") {
+        next();
+        continue;
+      }
+      if (peek().kind != BodyToken::Kind::end) unexpected(peek(), "';' between statements or the end of the body");
+    }
+    for (const auto& [name, index] : outputs_)
+      if (!assigned_.count(name)) fail(body_, body_.size() + 1, fmt::format("output '{}' is never assigned", name));
+    return parsed;
+  }
+
+ private:
+  const BodyToken& peek() const { return tokens_[pos_]; }
+  const BodyToken& next() { return tokens_[pos_++]; }
+  bool accept(std::string_view s) {
+    if (peek().kind == BodyToken::Kind::symbol && peek().text == s) return next(), true;
+    return false;
+  }
+  void expect(std::string_view s, std::string_view context) {
+    if (!accept(s)) unexpected(peek(), fmt::format("'{}' {}", s, context));
+  }
+  [[noreturn]] void unexpected(const BodyToken& t, const std::string& expected) {
+    if (t.kind == BodyToken::Kind::end) fail(body_, t.column, fmt::format("unexpected end of the body, expected {}", expected));
+    fail(body_, t.column, fmt::format("unexpected '{}', expected {}", t.text, expected));
+  }
+
+  BodyStatement statement() {
+    const BodyToken& target = next();
+    if (target.kind != BodyToken::Kind::identifier)
+      unexpected(target, "an assignment to an output, such as 'z = ...'");
+    auto out = outputs_.find(target.text);
+    if (out == outputs_.end()) {
+      std::string what = variables_.count(target.text)
+                             ? fmt::format("'{}' is not an output and cannot be assigned", target.text)
+                             : fmt::format("'{}' is not a declared output", target.text);
+      fail(body_, target.column, what + fmt::format(" (outputs: {})", list(outputs_)));
+    }
+    assigned_.insert(target.text);
+    const BodyToken& op = next();
+    if (op.kind != BodyToken::Kind::symbol || !contains(kAssignOps, op.text))
+      unexpected(op, fmt::format("an assignment operator after '{}'", target.text));
+    return {out->second, op.text, expression()};
+  }
+
+  BodyExpr expression() { return ternary(); }
+  BodyExpr ternary() {
+    BodyExpr cond = binary(0);
+    if (!accept("?")) return cond;
+    BodyExpr e{BodyExpr::Kind::ternary, "?:", -1, {}};
+    e.args.push_back(std::move(cond));
+    e.args.push_back(expression());
+    expect(":", "of a conditional expression");
+    e.args.push_back(ternary());
+    return e;
+  }
+  BodyExpr binary(int level) {
+    static const std::vector<std::vector<std::string_view>> kLevels = {
+        {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", "<=", ">", ">="}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
+    if (level == static_cast<int>(kLevels.size())) return unary();
+    BodyExpr left = binary(level + 1);
+    while (peek().kind == BodyToken::Kind::symbol &&
+           std::find(kLevels[level].begin(), kLevels[level].end(), peek().text) != kLevels[level].end()) {
+      BodyExpr e{BodyExpr::Kind::binary, next().text, -1, {}};
+      e.args.push_back(std::move(left));
+      e.args.push_back(binary(level + 1));
+      left = std::move(e);
+    }
+    return left;
+  }
+  BodyExpr unary() {
+    for (std::string_view op : {"-", "+", "!", "~"})
+      if (accept(op)) {
+        BodyExpr e{BodyExpr::Kind::unary, std::string(op), -1, {}};
+        e.args.push_back(unary());
+        return e;
+      }
+    return primary();
+  }
+  BodyExpr primary() {
+    const BodyToken& t = next();
+    switch (t.kind) {
+      case BodyToken::Kind::number: return {BodyExpr::Kind::number, t.text, -1, {}};
+      case BodyToken::Kind::identifier: return identifier(t);
+      case BodyToken::Kind::symbol:
+        if (t.text == "(") {
+          BodyExpr e = expression();
+          expect(")", "to close '('");
+          return e;
+        }
+        if (contains(kAssignOps, t.text))
+          fail(body_, t.column, fmt::format("assignment '{}' inside an expression; only 'output = expression' statements are allowed", t.text));
+        unexpected(t, "a value: an operand, a scalar, a number, a function call or '('");
+      case BodyToken::Kind::end: break;
+    }
+    unexpected(t, "a value");
+  }
+  BodyExpr identifier(const BodyToken& t) {
+    bool call = peek().text == "(";
+    if (contains(kFunctions, t.text) || contains(kCasts, t.text)) {
+      if (!call) fail(body_, t.column, fmt::format("function '{}' must be called, as '{}(...)'", t.text, t.text));
+      next();
+      if (accept(")")) fail(body_, t.column, fmt::format("function '{}' called without arguments", t.text));
+      BodyExpr e{BodyExpr::Kind::call, t.text, -1, {}};
+      e.args.push_back(expression());
+      while (accept(",")) e.args.push_back(expression());
+      expect(")", fmt::format("to close the call of '{}'", t.text));
+      return e;
+    }
+    if (contains(kConstants, t.text)) return {BodyExpr::Kind::number, t.text == "true" ? "1" : "0", -1, {}};
+    auto v = variables_.find(t.text);
+    if (v != variables_.end()) {
+      if (call) fail(body_, t.column, fmt::format("'{}' is an operand or scalar, not a function", t.text));
+      return {BodyExpr::Kind::variable, t.text, v->second, {}};
+    }
+    fail(body_, t.column,
+         fmt::format("unknown identifier '{}' (declared: {}; functions: see tilejit::elementwise_functions())", t.text,
+                     list(variables_)));
+  }
+  static std::string list(const std::map<std::string, int>& names) {
+    std::string out;
+    for (const auto& [n, i] : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? "none" : out;
+  }
+
+  std::string_view body_;
+  std::vector<BodyToken> tokens_;
+  std::size_t pos_ = 0;
+  std::map<std::string, int> variables_, outputs_;
+  std::set<std::string> assigned_;
+};
+
+void check_name(std::string_view role, std::string_view name) {
+  if (name.empty()) throw InvalidArgument(fmt::format("elementwise {}: empty name", role));
+  bool ok = is_ident_start(name[0]) && std::all_of(name.begin(), name.end(), is_ident_char);
+  if (!ok)
+    throw InvalidArgument(
+        fmt::format("elementwise {} '{}': not a valid name (letters, digits and '_', not starting with a digit)", role, name));
+  if (is_reserved_name(name) || name.starts_with("__") || contains(kFunctions, name))
+    throw InvalidArgument(fmt::format("elementwise {} '{}': the name is reserved (a C++ keyword, a function or an internal name)", role, name));
+}
+
+}  // namespace
+
+bool is_reserved_name(std::string_view name) { return contains(kKeywords, name); }
+
+std::span<const std::string_view> allowed_functions() { return kFunctions; }
+
+std::vector<BodyToken> tokenize_body(std::string_view s) {
+  std::vector<BodyToken> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    char c = s[i];
+    std::size_t col = i + 1;
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      ++i;
+      continue;
+    }
+    if (is_ident_start(c)) {
+      std::size_t j = i;
+      while (j < s.size() && is_ident_char(s[j])) ++j;
+      out.push_back({BodyToken::Kind::identifier, std::string(s.substr(i, j - i)), col});
+      i = j;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) ||
+        (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+      std::size_t j = scan_number(s, i);
+      if (j == std::string_view::npos) {
+        std::size_t k = i;
+        while (k < s.size() && (is_ident_char(s[k]) || s[k] == '.')) ++k;
+        fail(s, col, fmt::format("malformed number '{}'", s.substr(i, k - i)));
+      }
+      out.push_back({BodyToken::Kind::number, std::string(s.substr(i, j - i)), col});
+      i = j;
+      continue;
+    }
+    switch (c) {
+      case '#': fail(s, col, "'#' is not allowed: no preprocessor directives in a body");
+      case '{':
+      case '}': fail(s, col, fmt::format("'{}' is not allowed: a body holds assignments, not blocks", c));
+      case '[':
+      case ']': fail(s, col, fmt::format("'{}' is not allowed: operands are elements, not arrays", c));
+      case '"':
+      case '\'': fail(s, col, "string and character literals are not allowed");
+      case '.': fail(s, col, "'.' is not allowed outside a number: no member access");
+      case '\\': fail(s, col, "'\\' is not allowed");
+      default: break;
+    }
+    bool matched = false;
+    for (std::string_view sym : kSymbols) {
+      if (s.substr(i, sym.size()) == sym) {
+        if (sym == "++" || sym == "--") fail(s, col, fmt::format("'{}' is not allowed: no side effects besides assignments to outputs", sym));
+        if (sym == "->" || sym == "::") fail(s, col, fmt::format("'{}' is not allowed: no member or scope access", sym));
+        out.push_back({BodyToken::Kind::symbol, std::string(sym), col});
+        i += sym.size();
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) fail(s, col, fmt::format("character '{}' is not allowed", c));
+  }
+  out.push_back({BodyToken::Kind::end, "", s.size() + 1});
+  return out;
+}
+
+ParsedBody validate_op(const ElementwiseOp& op) {
+  if (op.inputs.empty() || op.inputs.size() > kMaxElementwiseInputs)
+    throw InvalidArgument(fmt::format("elementwise: {} inputs given, expected 1 to {}", op.inputs.size(), kMaxElementwiseInputs));
+  if (op.outputs.empty() || op.outputs.size() > kMaxElementwiseOutputs)
+    throw InvalidArgument(fmt::format("elementwise: {} outputs given, expected 1 to {}", op.outputs.size(), kMaxElementwiseOutputs));
+  if (op.scalars.size() > kMaxElementwiseScalars)
+    throw InvalidArgument(fmt::format("elementwise: {} scalars given, at most {}", op.scalars.size(), kMaxElementwiseScalars));
+  std::set<std::string> seen;
+  auto declare = [&](std::string_view role, const std::string& name) {
+    check_name(role, name);
+    if (!seen.insert(name).second) throw InvalidArgument(fmt::format("elementwise {} '{}': the name is declared twice", role, name));
+  };
+  for (const auto& o : op.inputs) declare("input", o.name);
+  for (const auto& o : op.outputs) declare("output", o.name);
+  for (const auto& s : op.scalars) declare("scalar", s.name);
+  if (!op.name.empty() && !std::all_of(op.name.begin(), op.name.end(), [](char c) { return is_ident_char(c) || c == '-'; }))
+    throw InvalidArgument(fmt::format("elementwise op name '{}': use letters, digits, '_' and '-'", op.name));
+  return Parser(op.body, tokenize_body(op.body), op).parse_body();
+}
+
+}  // namespace tilejit::ops

@@ -1,0 +1,56 @@
+// Runtime::Impl: settings, the JIT core and the device of one Runtime. Internal to the library.
+#pragma once
+
+#include "jit/kernel_cache.hpp"
+#include "jit/nvrtc_compiler.hpp"
+#include "jit/template_registry.hpp"
+#include "util/settings.hpp"
+
+#include <tilejit/runtime.hpp>
+
+#include <cuda.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tilejit {
+namespace detail {
+struct ElementwisePlanState;
+}
+
+struct Runtime::Impl {
+  explicit Impl(const RuntimeOptions& options);
+  ~Impl();
+
+  util::Settings settings;
+  int device_ordinal = 0;
+  std::optional<std::string> arch_override;
+  jit::TemplateSet templates;
+  jit::NvrtcCompiler compiler;
+  jit::KernelCache cache;
+
+  // The device, initialised at first need. `why` says what is missing when !ok.
+  struct DeviceState {
+    bool ok = false;
+    std::string why;
+    CUdevice device = 0;
+    CUcontext context = nullptr;
+    DeviceInfo info;
+  };
+  const DeviceState& device_state();  // never throws
+  CUcontext context();                // throws DriverError when there is no usable device
+  std::string arch(bool arch_specific);
+
+  // Elementwise plans by op signature, for Runtime::elementwise.
+  std::mutex plans_mutex;
+  std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<detail::ElementwisePlanState>>> elementwise_plans;
+
+ private:
+  std::once_flag device_once_;
+  DeviceState device_;
+};
+
+}  // namespace tilejit

@@ -1,0 +1,140 @@
+// The tilejit command-line tool: every command runs, --json parses, errors give clear exits.
+#include "test_support.hpp"
+
+#include <tilejit/tilejit.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <sys/wait.h>
+
+namespace tilejit {
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result run_cli(const std::string& args, const std::string& env = "") {
+  std::string cmd = env + " " + (test::binary_dir() / "tilejit").string() + " " + args + " 2>&1";
+  Result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  while (std::size_t got = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), got);
+  int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool has_gpu() { return Runtime().has_device(); }
+
+TEST(Cli, HelpOnEveryCommand) {
+  for (const char* c : {"", "info", "config", "demo", "elementwise", "compile", "compile elementwise"}) {
+    Result r = run_cli(std::string(c) + " --help");
+    EXPECT_EQ(r.code, 0) << c << "\n" << r.out;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << c;
+  }
+}
+
+TEST(Cli, DemoExitsZero) {
+  Result r = run_cli("demo");
+  EXPECT_EQ(r.code, 0) << r.out;
+  if (!has_gpu()) {
+    EXPECT_NE(r.out.find("elementwise_vector_add"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("not launched:"), std::string::npos) << r.out;
+  }
+}
+
+TEST(Cli, CompileElementwise) {
+  Result r = run_cli("compile elementwise -e 'z = x * alpha + y' -s alpha=2 --dtype bf16 --arch sm_90a --source");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("arch      sm_90a"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("type_list<__nv_bfloat16, __nv_bfloat16>"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("z = x * alpha + y;"), std::string::npos) << r.out;
+  Result r80 = run_cli("compile elementwise -e 'y = relu(x)' --dtype i8 --out-dtype f32 --arch sm_80");
+  EXPECT_EQ(r80.code, 0) << r80.out;
+}
+
+TEST(Cli, BadExpressionIsUsageError) {
+  Result r = run_cli("compile elementwise -e 'z = x + {y}' --arch sm_90a");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("'{' is not allowed"), std::string::npos) << r.out;
+  Result d = run_cli("compile elementwise -e 'z = x' --dtype f17 --arch sm_90a");
+  EXPECT_EQ(d.code, 2) << d.out;
+  EXPECT_NE(d.out.find("unknown dtype 'f17'"), std::string::npos) << d.out;
+}
+
+TEST(Cli, InfoJsonParses) {
+  Result r = run_cli("info --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["version"], kVersionString);
+  EXPECT_TRUE(j["devices"].is_array());
+  EXPECT_TRUE(j.contains("nvrtc_version"));
+  EXPECT_TRUE(j.contains("cache_dir"));
+  if (!has_gpu()) {
+    EXPECT_TRUE(j.contains("no_gpu_reason"));
+  }
+  Result text = run_cli("info");
+  EXPECT_EQ(text.code, 0);
+  EXPECT_NE(text.out.find("NVRTC"), std::string::npos);
+}
+
+TEST(Cli, ConfigListsEveryVariable) {
+  Result r = run_cli("config --json", "TILEJIT_CACHE_MAX_SIZE=500M");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  std::set<std::string> vars;
+  for (const auto& row : j) {
+    vars.insert(row["variable"].get<std::string>());
+    if (row["variable"] == "TILEJIT_CACHE_MAX_SIZE") {
+      EXPECT_EQ(row["value"], "500M");
+      EXPECT_EQ(row["source"], "environment");
+    }
+  }
+  for (const char* v : {"TILEJIT_CACHE_DIR", "TILEJIT_CACHE", "TILEJIT_CACHE_MAX_SIZE", "TILEJIT_ARCH", "TILEJIT_DEVICE",
+                        "TILEJIT_LOG_LEVEL", "TILEJIT_GEMM_CONFIG", "TILEJIT_TEMPLATE_DIR", "TILEJIT_CUDA_HOME",
+                        "TILEJIT_DUMP_DIR", "TILEJIT_ALWAYS_COMPILE", "TILEJIT_LIBCUDA"})
+    EXPECT_TRUE(vars.count(v)) << v;
+  Result bad = run_cli("config", "TILEJIT_CACHE_MAX_SIZE=lots");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("TILEJIT_CACHE_MAX_SIZE='lots' is not valid"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, ElementwiseRunChecksOrSaysWhyNot) {
+  Result r = run_cli("elementwise -e 'z = x * alpha + y' -s alpha=0.5 --n 1000003 --check");
+  if (has_gpu()) {
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+    Result mis = run_cli("elementwise -e 's = a + b; d = a - b' --dtype f16 --n 4099 --offset 3 --check");
+    EXPECT_EQ(mis.code, 0) << mis.out;
+    Result bench = run_cli("elementwise -e 'z = x + y' --n 16777216 --bench --runs 5");
+    EXPECT_EQ(bench.code, 0) << bench.out;
+    EXPECT_NE(bench.out.find("device copy"), std::string::npos) << bench.out;
+  } else {
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("cannot launch"), std::string::npos) << r.out;
+  }
+}
+
+TEST(Cli, DumpDirGetsSourceAndCubin) {
+  test::TempDir dir;
+  Result r = run_cli("compile elementwise -e 'z = x' --arch sm_90a", "TILEJIT_DUMP_DIR=" + dir.path().string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  int cu = 0, cubin = 0, options = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    auto name = e.path().filename().string();
+    cu += name.ends_with(".cu");
+    cubin += name.ends_with(".cubin");
+    options += name.ends_with(".options.txt");
+  }
+  EXPECT_EQ(cu, 1);
+  EXPECT_EQ(cubin, 1);
+  EXPECT_EQ(options, 1);
+}
+
+}  // namespace
+}  // namespace tilejit

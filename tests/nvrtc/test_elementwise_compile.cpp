@@ -1,0 +1,94 @@
+// Every elementwise instantiation the GPU tests use compiles for sm_80 and sm_90a (no GPU needed).
+#include "test_support.hpp"
+
+#include <tilejit/tilejit.hpp>
+
+namespace tilejit {
+namespace {
+
+class ElementwiseCompile : public ::testing::TestWithParam<std::tuple<std::string, DType>> {};
+
+TEST_P(ElementwiseCompile, EveryDtypeAndVectorWidth) {
+  const auto& [arch, dtype] = GetParam();
+  RuntimeOptions o;
+  o.arch = arch;
+  Runtime rt(o);
+  ElementwiseOp op{.body = "z = x * alpha + y", .inputs = {{"x", dtype}, {"y", dtype}}, .outputs = {{"z", dtype}},
+                   .scalars = {{"alpha", 1.5f}}};
+  const int widest = static_cast<int>(16 / dtype_size(dtype));
+  for (int vec = widest; vec >= 1; vec /= 2) {
+    auto info = rt.compile_elementwise(op, {.threads = 256, .vector_width = vec, .tile = 256 * std::max(vec, 16)});
+    EXPECT_EQ(info.arch, arch);
+    EXPECT_GT(info.cubin_bytes, 0u);
+    EXPECT_FALSE(info.from_cache);
+    EXPECT_EQ(info.key.size(), 32u);
+  }
+  // The same request again is a memory hit.
+  auto again = rt.compile_elementwise(op, {.threads = 256, .vector_width = widest, .tile = 256 * std::max(widest, 16)});
+  EXPECT_TRUE(again.from_cache);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ElementwiseCompile,
+                         ::testing::Combine(::testing::Values("sm_80", "sm_90a"), ::testing::ValuesIn(kAllDTypes)),
+                         [](const auto& param_info) {
+                           return std::get<0>(param_info.param) + "_" + std::string(dtype_name(std::get<1>(param_info.param)));
+                         });
+
+class ElementwiseCompileArch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ElementwiseCompileArch, MixedOperandsAndLimits) {
+  RuntimeOptions o;
+  o.arch = GetParam();
+  Runtime rt(o);
+  ElementwiseOp two{.body = "s = a + b; d = a - b", .inputs = {{"a", DType::f16}, {"b", DType::f16}},
+                    .outputs = {{"s", DType::f16}, {"d", DType::f16}}};
+  EXPECT_GT(rt.compile_elementwise(two, {}).cubin_bytes, 0u);
+  ElementwiseOp eight{.body = "o1 = a0 + a1 + a2 + a3; o2 = a4 * a5; o3 = a6 - a7; o4 = float(a0)", .outputs = {}};
+  const DType in_types[] = {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64, DType::i8, DType::u8};
+  for (int i = 0; i < 8; ++i) eight.inputs.push_back({"a" + std::to_string(i), in_types[i]});
+  eight.outputs = {{"o1", DType::f64}, {"o2", DType::i32}, {"o3", DType::bf16}, {"o4", DType::u8}};
+  eight.scalars = {{"s0", 1.0f}, {"s1", 2.0}, {"s2", std::int32_t{3}}, {"s3", std::int64_t{4}}};
+  eight.body += "; o1 += s0 + s1 + s2 + s3";
+  EXPECT_GT(rt.compile_elementwise(eight, {}).cubin_bytes, 0u);
+}
+
+TEST_P(ElementwiseCompileArch, EveryAllowedFunctionCompilesForFloatAndDouble) {
+  RuntimeOptions o;
+  o.arch = GetParam();
+  Runtime rt(o);
+  for (DType t : {DType::f32, DType::f64}) {
+    std::string body;
+    for (std::string_view f : elementwise_functions()) {
+      std::string args = (f == "min" || f == "max" || f == "fmin" || f == "fmax" || f == "pow" || f == "atan2" || f == "fmod" ||
+                          f == "hypot" || f == "copysign")
+                             ? "x, y"
+                         : f == "fma" ? "x, y, x"
+                                      : "x";
+      body += (body.empty() ? "z = " : " + ") + std::string(f) + "(" + args + ")";
+    }
+    ElementwiseOp op{.body = body, .inputs = {{"x", t}, {"y", t}}, .outputs = {{"z", t}}};
+    EXPECT_NO_THROW(rt.compile_elementwise(op, {})) << dtype_name(t);
+  }
+}
+
+TEST_P(ElementwiseCompileArch, TypeErrorsComeBackWithTheLog) {
+  RuntimeOptions o;
+  o.arch = GetParam();
+  Runtime rt(o);
+  // Valid grammar, but C++ has no % on floats: NVRTC's log says why.
+  ElementwiseOp op{.body = "z = x % y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}};
+  try {
+    rt.compile_elementwise(op, {});
+    FAIL() << "compiled";
+  } catch (const CompileError& e) {
+    EXPECT_NE(e.log().find("error"), std::string::npos) << e.log();
+    EXPECT_NE(e.instantiation().find("z = x % y"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("elementwise_z_eq_x_y"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, ElementwiseCompileArch, ::testing::Values("sm_80", "sm_90a"),
+                         [](const auto& param_info) { return param_info.param; });
+
+}  // namespace
+}  // namespace tilejit

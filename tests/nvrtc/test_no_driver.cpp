@@ -1,0 +1,75 @@
+// Without a driver: compiling works, and the first thing that needs the GPU says clearly why not.
+#include "test_support.hpp"
+
+#include <tilejit/tilejit.hpp>
+
+namespace tilejit {
+namespace {
+
+// Each test case runs in its own process under ctest, so the driver is first loaded here, from the
+// library named by TILEJIT_LIBCUDA.
+class NoDriver : public ::testing::Test {
+ protected:
+  test::ScopedEnv libcuda{"TILEJIT_LIBCUDA", "/nonexistent/libcuda.so.1"};
+  ElementwiseOp op{.body = "z = x + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}};
+};
+
+TEST_F(NoDriver, HasDeviceSaysWhy) {
+  Runtime rt;
+  std::string why;
+  EXPECT_FALSE(rt.has_device(&why));
+  EXPECT_NE(why.find("dlopen(\"/nonexistent/libcuda.so.1\") failed"), std::string::npos) << why;
+  EXPECT_NE(why.find("TILEJIT_ARCH"), std::string::npos) << why;
+}
+
+TEST_F(NoDriver, AllocationThrowsDriverError) {
+  Runtime rt;
+  try {
+    rt.alloc(1024);
+    FAIL() << "allocated without a driver";
+  } catch (const DriverError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA driver"), std::string::npos) << e.what();
+    EXPECT_EQ(e.device(), 0);
+  }
+}
+
+TEST_F(NoDriver, LaunchThrowsDriverErrorAfterValidatingArguments) {
+  Runtime rt;
+  // Bad input is reported first, as InvalidArgument.
+  EXPECT_THROW(rt.elementwise(op, {1024}, {2048}, 16), InvalidArgument);
+  ElementwiseOp bad = op;
+  bad.body = "z = x + w";
+  EXPECT_THROW(rt.elementwise(bad, {1024, 2048}, {4096}, 16), InvalidArgument);
+  EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {4096}, 16), DriverError);
+  // n = 0 is a no-op even without a GPU.
+  EXPECT_NO_THROW(rt.elementwise(op, {1024, 2048}, {4096}, 0));
+}
+
+TEST_F(NoDriver, TargetArchNeedsTilejitArch) {
+  ::unsetenv("TILEJIT_ARCH");
+  Runtime rt;
+  try {
+    rt.target_arch();
+    FAIL();
+  } catch (const DriverError& e) {
+    EXPECT_NE(std::string(e.what()).find("Set TILEJIT_ARCH"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(rt.compile_elementwise(op, {}), DriverError);
+}
+
+TEST_F(NoDriver, CompilingStillWorks) {
+  test::ScopedEnv arch("TILEJIT_ARCH", "sm_90a");
+  Runtime rt;
+  EXPECT_EQ(rt.target_arch(), "sm_90a");
+  auto info = rt.compile_elementwise(op, {});
+  EXPECT_GT(info.cubin_bytes, 0u);
+  EXPECT_EQ(info.arch, "sm_90a");
+}
+
+TEST_F(NoDriver, BadEnvironmentIsInvalidArgument) {
+  test::ScopedEnv bad("TILEJIT_DEVICE", "gpu0");
+  EXPECT_THROW(Runtime{}, InvalidArgument);
+}
+
+}  // namespace
+}  // namespace tilejit

@@ -1,0 +1,89 @@
+// Every device template compiles on its own under NVRTC, for sm_80 and sm_90a (no GPU needed).
+#include "jit/nvrtc_compiler.hpp"
+#include "test_support.hpp"
+#include "util/settings.hpp"
+
+#include <tilejit/error.hpp>
+
+namespace tilejit::jit {
+namespace {
+
+class TemplatesCompile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TemplatesCompile, Alone) {
+  TemplateSet templates;
+  NvrtcCompiler compiler(templates, util::Settings::from_environment().cuda_home, std::nullopt);
+  for (const std::string& path : templates.paths()) {
+    CompileRequest req;
+    req.program_name = "alone_" + path;
+    for (auto& c : req.program_name)
+      if (c == '/' || c == '.') c = '_';
+    req.entry_template = path;
+    req.source = "#include \"" + path + "\"\n";
+    req.options = compiler.options(GetParam());
+    CompiledKernel k;
+    ASSERT_NO_THROW(k = compiler.compile(req)) << path << " for " << GetParam();
+    EXPECT_FALSE(k.cubin.empty());
+  }
+}
+
+TEST_P(TemplatesCompile, SeedVectorAddInstantiates) {
+  TemplateSet templates;
+  NvrtcCompiler compiler(templates, util::Settings::from_environment().cuda_home, std::nullopt);
+  CompileRequest req{"vector_add_1024", "examples/vector_add.cuh", "#include \"examples/vector_add.cuh\"\n",
+                     "tilejit::examples::vector_add<1024>", compiler.options(GetParam())};
+  auto k = compiler.compile(req);
+  EXPECT_EQ(k.lowered_name, "_ZN7tilejit8examples10vector_addILi1024EEEvPKfS3_Pfy");
+  EXPECT_GT(k.cubin.size(), 1000u);
+}
+
+TEST_P(TemplatesCompile, ConversionRulesHoldAtCompileTime) {
+  TemplateSet templates;
+  NvrtcCompiler compiler(templates, util::Settings::from_environment().cuda_home, std::nullopt);
+  const char* source = R"(#include "tilejit/dtype.cuh"
+#include "tilejit/meta.cuh"
+using namespace tilejit;
+static_assert(is_same<compute_t<f16>, float>::value, "f16 computes in float");
+static_assert(is_same<compute_t<bf16>, float>::value, "bf16 computes in float");
+static_assert(is_same<compute_t<i8>, int>::value, "i8 computes in int");
+static_assert(is_same<compute_t<u8>, int>::value, "u8 computes in int");
+static_assert(is_same<compute_t<i64>, long long>::value, "i64 computes in long long");
+static_assert(is_same<compute_t<double>, double>::value, "f64 computes in double");
+static_assert(convert_to<i8>(300.7f) == 127, "float -> i8 saturates");
+static_assert(convert_to<i8>(-300.0f) == -128, "float -> i8 saturates below");
+static_assert(convert_to<i8>(-2.9f) == -2, "float -> int truncates toward zero");
+static_assert(convert_to<u8>(-1.0) == 0, "double -> u8 saturates at 0");
+static_assert(convert_to<i32>(3e10f) == 2147483647, "float -> i32 saturates");
+static_assert(convert_to<i64>(-1e30) == -9223372036854775807ll - 1, "double -> i64 saturates");
+static_assert(convert_to<u8>(300) == 44, "int -> u8 keeps the low 8 bits");
+static_assert(convert_to<i8>(200) == -56, "int -> i8 wraps");
+static_assert(convert_to<float>(3) == 3.0f, "int -> float");
+)";
+  CompileRequest req{"conversion_rules", "tilejit/tile.cuh", source, "", compiler.options(GetParam())};
+  EXPECT_NO_THROW(compiler.compile(req));
+}
+
+TEST_P(TemplatesCompile, ShapeRulesAreStaticAssertsInWords) {
+  TemplateSet templates;
+  NvrtcCompiler compiler(templates, util::Settings::from_environment().cuda_home, std::nullopt);
+  CompileRequest req{"bad_tile", "tilejit/tile.cuh",
+                     "#include \"tilejit/tile.cuh\"\n"
+                     "__global__ void k() { tilejit::tiles::tile<float, tilejit::tiles::shape<100>, "
+                     "tilejit::tiles::block_layout<32, 4>> t; (void)t; }\n",
+                     "", compiler.options(GetParam())};
+  try {
+    compiler.compile(req);
+    FAIL() << "a tile of 100 over 32 threads x 4 compiled";
+  } catch (const CompileError& e) {
+    EXPECT_NE(e.log().find("the tile size must be a multiple of Threads * Vec"), std::string::npos) << e.log();
+    EXPECT_EQ(e.program_name(), "bad_tile");
+    EXPECT_FALSE(e.options().empty());
+    EXPECT_NE(std::string(e.what()).find("bad_tile"), std::string::npos);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, TemplatesCompile, ::testing::Values("sm_80", "sm_90a"),
+                         [](const auto& param_info) { return param_info.param; });
+
+}  // namespace
+}  // namespace tilejit::jit

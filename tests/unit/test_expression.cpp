@@ -1,0 +1,135 @@
+// Validation of elementwise bodies and names: good bodies pass, bad ones name the token and column.
+#include "ops/elementwise/expression.hpp"
+
+#include <tilejit/elementwise.hpp>
+#include <tilejit/error.hpp>
+
+#include <gtest/gtest.h>
+
+namespace tilejit {
+namespace {
+
+ElementwiseOp binary_op(std::string body) {
+  return {.body = std::move(body),
+          .inputs = {{"x", DType::f32}, {"y", DType::f32}},
+          .outputs = {{"z", DType::f32}},
+          .scalars = {{"alpha", 2.0f}}};
+}
+
+std::string error_of(const ElementwiseOp& op) {
+  try {
+    validate_elementwise(op);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ElementwiseExpression, AcceptsCommonBodies) {
+  for (const char* body : {"z = x + y", "z = x * alpha + y", "z = max(x, 0.f)", "z = tanh(x)", "z = x > y ? x : y",
+                           "z = -x + +y", "z = (x + y) * (x - y) / 2.0f", "z = fma(x, y, alpha)", "z = 1e-3f * x",
+                           "z = .5f * x", "z = float(int(x)) + 0x10", "z = x; z += y; z *= alpha;", "z = isnan(x) ? 0.f : x",
+                           "z = pow(x, 2.f) + sqrt(fabs(y))", "z = gelu(x) + silu(y) + sigmoid(x) + relu(y)", "z = x == y && true"}) {
+    EXPECT_EQ(error_of(binary_op(body)), "") << body;
+  }
+  ElementwiseOp two{.body = "s = a + b; d = a - b", .inputs = {{"a", DType::f16}, {"b", DType::f16}},
+                    .outputs = {{"s", DType::f16}, {"d", DType::f16}}};
+  EXPECT_NO_THROW(validate_elementwise(two));
+}
+
+struct BadBody {
+  const char* body;
+  const char* expected;  // a fragment of the message
+};
+
+void PrintTo(const BadBody& b, std::ostream* os) { *os << "'" << b.body << "'"; }
+
+class RejectsBadBody : public ::testing::TestWithParam<BadBody> {};
+
+TEST_P(RejectsBadBody, WithAClearMessage) {
+  const auto& p = GetParam();
+  std::string msg = error_of(binary_op(p.body));
+  ASSERT_FALSE(msg.empty()) << "accepted: " << p.body;
+  EXPECT_NE(msg.find(p.expected), std::string::npos) << "body: " << p.body << "\nmessage: " << msg;
+  EXPECT_NE(msg.find("column"), std::string::npos) << msg;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Bodies, RejectsBadBody,
+    ::testing::Values(
+        BadBody{"z = foo + y", "unknown identifier 'foo'"},
+        BadBody{"#include <x>", "'#' is not allowed"},
+        BadBody{"z = x; { z = y; }", "'{' is not allowed"},
+        BadBody{"z = x[0]", "'[' is not allowed"},
+        BadBody{"z = \"str\"", "string and character literals"},
+        BadBody{"z = 'a'", "string and character literals"},
+        BadBody{"z = x.y", "'.' is not allowed"},
+        BadBody{"z = x->y", "'->' is not allowed"},
+        BadBody{"z = std::sin(x)", "'::' is not allowed"},
+        BadBody{"z = x++", "'++' is not allowed"},
+        BadBody{"x = y", "'x' is not an output"},
+        BadBody{"w = x", "'w' is not a declared output"},
+        BadBody{"z = x +", "unexpected end of the body"},
+        BadBody{"z = (x + y", "')' to close '('"},
+        BadBody{"z = x + y)", "unexpected ')'"},
+        BadBody{"z == x", "an assignment operator after 'z'"},
+        BadBody{"z = x = y", "unexpected '='"},
+        BadBody{"z = sin", "function 'sin' must be called"},
+        BadBody{"z = x(1)", "'x' is an operand or scalar, not a function"},
+        BadBody{"z = sqrt()", "called without arguments"},
+        BadBody{"z = 1.2.3", "malformed number"},
+        BadBody{"z = 12abc", "malformed number"},
+        BadBody{"z = x @ y", "character '@' is not allowed"},
+        BadBody{"z = x $ y", "character '$' is not allowed"},
+        BadBody{"", "the body is empty"},
+        BadBody{"z = x y", "unexpected 'y'"},
+        BadBody{"z = __builtin_trap()", "unknown identifier '__builtin_trap'"},
+        BadBody{"z = asm(x)", "unknown identifier 'asm'"},
+        BadBody{"z = x ? y", "':' of a conditional expression"},
+        BadBody{"return x", "'return' is not a declared output"},
+        BadBody{"z = x \\ y", "'\\' is not allowed"},
+        BadBody{"z = x, y", "unexpected ','"}),
+    [](const auto& param_info) { return "body" + std::to_string(param_info.index); });
+
+TEST(ElementwiseExpression, NamesTheColumn) {
+  std::string msg = error_of(binary_op("z = x + bogus"));
+  EXPECT_NE(msg.find("unknown identifier 'bogus'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at column 9"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("        ^"), std::string::npos) << msg;  // caret under the token
+}
+
+TEST(ElementwiseExpression, RequiresEveryOutputAssigned) {
+  ElementwiseOp op{.body = "s = a + b", .inputs = {{"a", DType::f32}, {"b", DType::f32}},
+                   .outputs = {{"s", DType::f32}, {"d", DType::f32}}};
+  std::string msg = error_of(op);
+  EXPECT_NE(msg.find("output 'd' is never assigned"), std::string::npos) << msg;
+}
+
+TEST(ElementwiseExpression, RejectsBadNames) {
+  auto with_input = [](std::string name) {
+    return ElementwiseOp{.body = "z = 1", .inputs = {{std::move(name), DType::f32}}, .outputs = {{"z", DType::f32}}};
+  };
+  EXPECT_NE(error_of(with_input("float")).find("reserved"), std::string::npos);
+  EXPECT_NE(error_of(with_input("sin")).find("reserved"), std::string::npos);
+  EXPECT_NE(error_of(with_input("__x")).find("reserved"), std::string::npos);
+  EXPECT_NE(error_of(with_input("1x")).find("not a valid name"), std::string::npos);
+  EXPECT_NE(error_of(with_input("a-b")).find("not a valid name"), std::string::npos);
+  EXPECT_NE(error_of(with_input("z")).find("declared twice"), std::string::npos);
+  ElementwiseOp none{.body = "z = 1", .outputs = {{"z", DType::f32}}};
+  EXPECT_NE(error_of(none).find("0 inputs given"), std::string::npos);
+  ElementwiseOp many{.body = "z = a", .outputs = {{"z", DType::f32}}};
+  for (int i = 0; i < 9; ++i) many.inputs.push_back({"a" + std::to_string(i), DType::f32});
+  EXPECT_NE(error_of(many).find("9 inputs given"), std::string::npos);
+}
+
+TEST(ElementwiseExpression, ParsesPrecedence) {
+  auto parsed = ops::validate_op(binary_op("z = x + y * alpha"));
+  ASSERT_EQ(parsed.statements.size(), 1u);
+  const auto& e = parsed.statements[0].value;
+  EXPECT_EQ(e.text, "+");
+  ASSERT_EQ(e.args.size(), 2u);
+  EXPECT_EQ(e.args[1].text, "*");
+}
+
+}  // namespace
+}  // namespace tilejit

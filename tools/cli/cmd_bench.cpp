@@ -1,0 +1,137 @@
+// `tilejit bench launch` (host overhead of a launch from the memory cache against a bare
+// cuLaunchKernel of the same function) and `tilejit bench compile` (cold NVRTC compile times).
+#include "commands.hpp"
+
+#include "jit/driver.hpp"
+#include "ops/elementwise/codegen.hpp"
+#include "ops/elementwise/elementwise_internal.hpp"
+
+#include <tilejit/tilejit.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+namespace tilejit::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Stats {
+  double median_us, mean_us, p10_us, p90_us;
+};
+Stats summarize(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  return {v[v.size() / 2], mean, v[v.size() / 10], v[v.size() * 9 / 10]};
+}
+
+int bench_launch(int launches) {
+  Runtime rt;
+  std::string why;
+  if (!rt.has_device(&why)) {
+    fmt::print(stderr, "tilejit bench launch: cannot launch: {}\n", why);
+    return kExitFailure;
+  }
+  const auto& api = jit::driver();
+  ElementwiseOp op{.body = "z = x + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}};
+  const std::uint64_t n = 1024;  // one block: the GPU side is as short as a launch can be
+  auto x = rt.alloc(n * 4), y = rt.alloc(n * 4), z = rt.alloc(n * 4);
+  ElementwisePlan plan = rt.plan_elementwise(op);
+  plan.run({x.ptr(), y.ptr()}, {z.ptr()}, n);
+  rt.synchronize();
+
+  // The same function the plan launches, for a bare cuLaunchKernel with the same parameters.
+  auto& impl = rt.impl();
+  auto kernel = impl.cache.get(ops::elementwise_request(impl, op, plan.config(), plan.config().vector_width, rt.target_arch()));
+  CUfunction fn = kernel->function(rt.device_ordinal());
+  ops::ElementwiseParams params{};
+  params.in[0] = reinterpret_cast<const void*>(x.ptr());
+  params.in[1] = reinterpret_cast<const void*>(y.ptr());
+  params.out[0] = reinterpret_cast<void*>(z.ptr());
+  params.n = static_cast<long long>(n);
+  void* args[] = {&params};
+  const unsigned threads = static_cast<unsigned>(plan.config().threads);
+
+  const CUdeviceptr ins[] = {x.ptr(), y.ptr()};
+  const CUdeviceptr outs[] = {z.ptr()};
+  auto bare = [&] { jit::check(api.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel"); };
+  auto planned = [&] { plan.run(std::span<const CUdeviceptr>(ins), std::span<const CUdeviceptr>(outs), n); };
+  auto runtime_call = [&] { rt.elementwise(op, std::span<const CUdeviceptr>(ins), std::span<const CUdeviceptr>(outs), n); };
+
+  // Interleaved rounds so that clock or load drift hits all three alike; the stream is drained
+  // (untimed) between rounds so the launch queue never fills and every timing is host work only.
+  std::vector<double> t_bare, t_plan, t_rt;
+  const int kRound = 250;
+  for (int done = 0; done < launches; done += kRound) {
+    for (int i = 0; i < kRound; ++i) {
+      auto t0 = Clock::now();
+      bare();
+      t_bare.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+    jit::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
+    for (int i = 0; i < kRound; ++i) {
+      auto t0 = Clock::now();
+      planned();
+      t_plan.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+    jit::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
+    for (int i = 0; i < kRound; ++i) {
+      auto t0 = Clock::now();
+      runtime_call();
+      t_rt.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+    jit::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+  fmt::print("host time per launch over {} launches each (us): median / mean / p10 / p90, overhead = median - bare median\n",
+             t_bare.size());
+  Stats b = summarize(t_bare);
+  for (auto [name, v] : {std::pair{"bare cuLaunchKernel", &t_bare}, std::pair{"ElementwisePlan::run", &t_plan},
+                         std::pair{"Runtime::elementwise", &t_rt}}) {
+    Stats s = summarize(*v);
+    fmt::print("{:<22} {:7.3f} {:7.3f} {:7.3f} {:7.3f}  overhead {:+.3f}\n", name, s.median_us, s.mean_us, s.p10_us, s.p90_us,
+               s.median_us - b.median_us);
+  }
+  return 0;
+}
+
+int bench_compile(const std::string& arch) {
+  RuntimeOptions o;
+  o.arch = arch;
+  Runtime rt(o);
+  // Distinct ops: the first compile of the process pays NVRTC's start-up too (that is the cold case).
+  const std::vector<ElementwiseOp> ops_list = {
+      {.body = "z = x + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}},
+      {.body = "z = x * alpha + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}},
+       .scalars = {{"alpha", 2.f}}},
+      {.body = "y = gelu(x)", .inputs = {{"x", DType::bf16}}, .outputs = {{"y", DType::bf16}}},
+      {.body = "s = a + b; d = a - b", .inputs = {{"a", DType::f16}, {"b", DType::f16}}, .outputs = {{"s", DType::f16}, {"d", DType::f16}}},
+  };
+  fmt::print("NVRTC compile times for {} (process start-up included in the first):\n", arch);
+  for (std::size_t i = 0; i < ops_list.size(); ++i) {
+    auto t0 = Clock::now();
+    auto info = rt.compile_elementwise(ops_list[i], {});
+    double wall = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    fmt::print("{:<44} {:8.1f} ms (NVRTC {:.1f} ms){}\n", info.program_name, wall, info.compile_ms, i == 0 ? "  <- cold" : "");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app, Action& action) {
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (GPU timings beside a same-run reference)");
+  bench->require_subcommand(1);
+  auto launches = std::make_shared<int>(10000);
+  CLI::App* launch = bench->add_subcommand("launch", "Host time of a launch from the memory cache vs a bare cuLaunchKernel");
+  launch->add_option("--launches", *launches, "Launches of each kind");
+  launch->callback([&action, launches] { action = [launches] { return bench_launch(*launches); }; });
+  auto arch = std::make_shared<std::string>("sm_90a");
+  CLI::App* compile = bench->add_subcommand("compile", "Cold and warm NVRTC compile times of elementwise kernels");
+  compile->add_option("--arch", *arch, "Target architecture");
+  compile->callback([&action, arch] { action = [arch] { return bench_compile(*arch); }; });
+}
+
+}  // namespace tilejit::cli

@@ -1,0 +1,23 @@
+// The tilejit command-line tool: one file per command group, each registering its subcommands.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace tilejit::cli {
+
+// Exit codes: 0 success, 1 a real failure (wrong result, driver or compile error), 2 bad usage.
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// A command's action returns the exit code; exceptions are turned into messages by main().
+using Action = std::function<int()>;
+
+void register_info(CLI::App& app, Action& action);
+void register_elementwise(CLI::App& app, CLI::App& compile, Action& action);
+void register_demo(CLI::App& app, Action& action);
+void register_bench(CLI::App& app, Action& action);
+
+}  // namespace tilejit::cli

@@ -1,0 +1,61 @@
+#include "host_data.hpp"
+
+#include "util/host_dtype.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace tilejit::cli {
+
+namespace {
+std::uint64_t splitmix(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+void fill_random(DType t, void* data, std::size_t count, std::uint64_t seed) {
+  std::uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint64_t r = splitmix(s);
+    double u = static_cast<double>(r >> 11) * 0x1.0p-53;  // [0, 1)
+    switch (t) {
+      case DType::u8: util::store_element_from_int(t, data, i, static_cast<std::int64_t>(r % 256)); break;
+      case DType::i8:
+      case DType::i32:
+      case DType::i64: util::store_element_from_int(t, data, i, static_cast<std::int64_t>(r % 201) - 100); break;
+      default: util::store_element_from_float(t, data, i, 4.0 * u - 2.0); break;
+    }
+  }
+}
+
+double relative_error(DType t, const void* out, const void* ref, std::size_t count) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    double o = util::load_element(t, out, i), r = util::load_element(t, ref, i);
+    if (std::isnan(o) != std::isnan(r)) return std::numeric_limits<double>::infinity();
+    if (std::isnan(r)) continue;  // both NaN: the reference itself is NaN here
+    if (std::isinf(o) || std::isinf(r)) {
+      if (o != r) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    num += (o - r) * (o - r);
+    den += r * r;
+  }
+  if (den == 0) return num == 0 ? 0 : std::numeric_limits<double>::infinity();
+  return std::sqrt(num / den);
+}
+
+double tolerance(DType t) {
+  switch (t) {
+    case DType::f64: return 1e-12;
+    case DType::f32: return 1e-5;
+    case DType::f16:
+    case DType::bf16: return 1e-2;
+    default: return 1e-6;
+  }
+}
+
+}  // namespace tilejit::cli
