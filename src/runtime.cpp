@@ -27,6 +27,9 @@ Runtime::Impl::Impl(const RuntimeOptions& options)
 }
 
 Runtime::Impl::~Impl() {
+  // Modules first: they must be unloaded while the context they live in is still retained.
+  elementwise_plans.clear();
+  cache.clear();
   if (device_.context != nullptr && jit::driver_available()) driver().cuDevicePrimaryCtxRelease(device_.device);
 }
 

@@ -46,15 +46,15 @@ LoadedDriver load_driver() {
     return d;
   }
   std::string missing;
-  auto resolve = [&](const char* name, void** slot) {
+  auto resolve = [&](const char* name, void** slot, int version) {
     CUdriverProcAddressQueryResult status{};
-    CUresult r = get_proc(name, slot, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status);
+    CUresult r = get_proc(name, slot, version, CU_GET_PROC_ADDRESS_DEFAULT, &status);
     if (r != CUDA_SUCCESS || *slot == nullptr) {
       *slot = nullptr;
       missing += missing.empty() ? name : fmt::format(", {}", name);
     }
   };
-#define TILEJIT_DRIVER_ENTRY(name) resolve(#name, reinterpret_cast<void**>(&d.api.name));
+#define TILEJIT_DRIVER_ENTRY(name, version) resolve(#name, reinterpret_cast<void**>(&d.api.name), version);
 #include "jit/driver_entries.inc"
 #undef TILEJIT_DRIVER_ENTRY
   if (!missing.empty()) {
@@ -117,3 +117,10 @@ void make_current(CUcontext ctx, int device) {
 }
 
 }  // namespace tilejit::jit
+
+#include <cudaTypedefs.h>
+#include <type_traits>
+// The ABI versions in driver_entries.inc must match the prototypes we call through.
+static_assert(std::is_same_v<decltype(&::cuCtxSynchronize), PFN_cuCtxSynchronize_v2000>);
+static_assert(std::is_same_v<decltype(&::cuMemAlloc), PFN_cuMemAlloc_v3020>);
+static_assert(std::is_same_v<decltype(&::cuLaunchKernel), PFN_cuLaunchKernel_v4000>);

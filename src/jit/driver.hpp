@@ -10,7 +10,7 @@ namespace tilejit::jit {
 
 // Every driver entry point tilejit uses, resolved once through cuGetProcAddress.
 struct DriverApi {
-#define TILEJIT_DRIVER_ENTRY(name) decltype(&::name) name = nullptr;
+#define TILEJIT_DRIVER_ENTRY(name, version) decltype(&::name) name = nullptr;
 #include "jit/driver_entries.inc"
 #undef TILEJIT_DRIVER_ENTRY
   int driver_version = 0;  // e.g. 13000

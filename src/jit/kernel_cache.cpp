@@ -84,3 +84,10 @@ KernelCacheStats KernelCache::stats() const {
 }
 
 }  // namespace tilejit::jit
+
+namespace tilejit::jit {
+void KernelCache::clear() {
+  std::lock_guard lock(mutex_);
+  entries_.clear();
+}
+}  // namespace tilejit::jit

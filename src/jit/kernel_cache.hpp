@@ -65,6 +65,8 @@ class KernelCache {
   // `compiled` (optional) is set to whether this call compiled the kernel.
   std::shared_ptr<Kernel> get(const KernelRequest& request, bool* compiled = nullptr);
   KernelCacheStats stats() const;
+  // Drops every entry (Kernels still held elsewhere stay alive).
+  void clear();
   const NvrtcCompiler& compiler() const noexcept { return compiler_; }
 
  private:

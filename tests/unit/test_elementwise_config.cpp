@@ -16,12 +16,12 @@ TEST(ElementwiseConfig, DefaultsGive16ByteAccessesForTheNarrowestOperand) {
   auto c = resolve_config(op_of(DType::f32, DType::f32), {});
   EXPECT_EQ(c.vector_width, 4);
   EXPECT_EQ(c.threads, 256);
-  EXPECT_EQ(c.tile, 4096);
+  EXPECT_EQ(c.tile, 1024);
   EXPECT_EQ(resolve_config(op_of(DType::bf16, DType::bf16), {}).vector_width, 8);
   EXPECT_EQ(resolve_config(op_of(DType::i8, DType::f32), {}).vector_width, 16);
   auto d = resolve_config(op_of(DType::f64, DType::f64), {});
   EXPECT_EQ(d.vector_width, 2);
-  EXPECT_EQ(d.tile, 2048);
+  EXPECT_EQ(d.tile, 512);
   auto custom = resolve_config(op_of(DType::f32, DType::f32), {128, 2, 1024});
   EXPECT_EQ(custom.threads, 128);
   EXPECT_EQ(custom.vector_width, 2);
@@ -58,7 +58,7 @@ TEST(ElementwiseCodegen, SourceIsAnIncludeAndTheOp) {
   auto c = resolve_config(op, {});
   EXPECT_EQ(elementwise_name_expression(op, c, 8),
             "tilejit::elementwise_kernel<tilejit_gen::elementwise_op, tilejit::type_list<__half, signed char>, "
-            "tilejit::type_list<__nv_bfloat16>, 256, 8, 4096>");
+            "tilejit::type_list<__nv_bfloat16>, 256, 8, 4096>");  // i8: 16-element vectors, 256 x 16
   EXPECT_EQ(elementwise_program_name(op, c, 8), "elementwise_z_eq_x_mul_alpha_plus_y_t4096v8");
 }
 

@@ -59,8 +59,10 @@ ElementwiseConfig resolve_config(const ElementwiseOp& op, const ElementwiseConfi
   const int smallest = static_cast<int>(min_size(op));
   if (c.vector_width == 0) c.vector_width = 16 / smallest;  // 16-byte accesses for the narrowest operand
   if (c.threads == 0) c.threads = 256;
-  // 16 elements per thread (8 for all-f64): enough loads in flight, few registers.
-  if (c.tile == 0) c.tile = c.threads * std::max(c.vector_width, smallest == 8 ? 8 : 16);
+  // One 16-byte access per operand per thread: on the H200, tiles of 1, 2, 4 and 8 vectors per
+  // thread all ran at the copy bandwidth (docs/benchmarks.md), and every unrolled element costs
+  // NVRTC time (a gelu body over 16 elements compiles in twice the time of 8).
+  if (c.tile == 0) c.tile = c.threads * c.vector_width;
   const int v = c.vector_width;
   if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16)
     throw InvalidArgument(fmt::format("elementwise config: vector_width {} must be 1, 2, 4, 8 or 16", v));

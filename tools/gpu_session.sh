@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine over a build carried from the development machine (see ../shared/device.md):
+#   tools/gpu_session.sh [tests] [memcheck] [bench] ...
+# Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+out="${OUT:-/tmp/tilejit-out}"
+mkdir -p "$out"
+bin="$root/build/bin"
+export TILEJIT_CACHE_DIR=/tmp/tilejit-gpu-cache
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  host: $(hostname)  pwd: $root"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+
+step() {
+  local name="$1" lines="$2"
+  shift 2
+  echo "== $name: $*"
+  local t0=$SECONDS
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  echo "== $name: rc=$rc in $((SECONDS - t0)) s"
+  tail -n "$lines" "$out/$name.log"
+}
+
+for what in "$@"; do
+  case "$what" in
+    tests)
+      step gpu_tests 15 "$bin/tilejit_gpu_tests" --gtest_brief=1
+      step cli_tests 8 "$bin/tilejit_cli_tests" --gtest_brief=1
+      step demo 10 "$bin/tilejit" demo
+      ;;
+    memcheck)
+      step memcheck 12 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter=-*MoreThan2To32*
+      ;;
+    bench-elementwise)
+      step bench_add_f32 3 "$bin/tilejit" elementwise -e 'z = x + y' --dtype f32 --n 268435456 --bench --check --runs 50
+      step bench_add_bf16 3 "$bin/tilejit" elementwise -e 'z = x + y' --dtype bf16 --n 536870912 --bench --runs 50
+      step bench_axpy_f32 3 "$bin/tilejit" elementwise -e 'z = x * alpha + y' -s alpha=2 --n 268435456 --bench --runs 50
+      step bench_copy_f32 3 "$bin/tilejit" elementwise -e 'z = x' --n 268435456 --bench --runs 50
+      for cfg in "--threads 256 --tile 1024" "--threads 256 --tile 2048" "--threads 128 --tile 1024" "--threads 512 --tile 4096" "--threads 256 --tile 8192"; do
+        step "bench_add_f32_${cfg// /_}" 2 "$bin/tilejit" elementwise -e 'z = x + y' --n 268435456 --bench --runs 30 $cfg
+      done
+      ;;
+    bench-launch)
+      step bench_launch 6 "$bin/tilejit" bench launch --launches 10000
+      step bench_compile 6 env TILEJIT_CACHE=off "$bin/tilejit" bench compile
+      step bench_compile2 6 env TILEJIT_CACHE=off "$bin/tilejit" bench compile
+      ;;
+    *) echo "unknown step $what" ;;
+  esac
+done
