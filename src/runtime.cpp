@@ -19,7 +19,10 @@ Runtime::Impl::Impl(const RuntimeOptions& options)
       arch_override(options.arch ? options.arch : settings.arch),
       templates(settings.template_dir),
       compiler(templates, settings.cuda_home, settings.dump_dir),
-      cache(compiler, settings.always_compile) {
+      disk(settings.cache == util::CacheMode::off
+               ? nullptr
+               : std::make_unique<jit::DiskCache>(settings.cache_dir, settings.cache, settings.cache_max_size)),
+      cache(compiler, disk.get(), settings.always_compile) {
   util::set_log_level(settings.log_level);
   if (arch_override && !util::is_valid_arch(*arch_override))
     throw InvalidArgument(fmt::format("architecture '{}' is not valid: expected sm_80, sm_90, sm_90a, ...", *arch_override));
@@ -131,7 +134,7 @@ void Runtime::synchronize(CUstream stream) {
 
 RuntimeStats Runtime::stats() const {
   auto s = impl_->cache.stats();
-  return {s.memory_hits, s.compiles, s.compile_seconds};
+  return {s.memory_hits, s.disk_hits, s.compiles, s.compile_seconds};
 }
 
 // ---- DeviceBuffer ------------------------------------------------------------------------------

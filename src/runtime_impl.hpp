@@ -1,6 +1,7 @@
 // Runtime::Impl: settings, the JIT core and the device of one Runtime. Internal to the library.
 #pragma once
 
+#include "jit/disk_cache.hpp"
 #include "jit/kernel_cache.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/template_registry.hpp"
@@ -30,6 +31,7 @@ struct Runtime::Impl {
   std::optional<std::string> arch_override;
   jit::TemplateSet templates;
   jit::NvrtcCompiler compiler;
+  std::unique_ptr<jit::DiskCache> disk;  // null when TILEJIT_CACHE=off
   jit::KernelCache cache;
 
   // The device, initialised at first need. `why` says what is missing when !ok.

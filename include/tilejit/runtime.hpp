@@ -102,6 +102,7 @@ struct CompiledKernelInfo {
 // This process's counters for one Runtime.
 struct RuntimeStats {
   std::uint64_t memory_hits = 0;  // kernel found compiled in memory
+  std::uint64_t disk_hits = 0;    // kernel loaded from the disk cache
   std::uint64_t compiles = 0;     // NVRTC compiles performed
   double compile_seconds = 0;
 };

@@ -3,12 +3,26 @@
 #include "jit/driver.hpp"
 #include "util/log.hpp"
 
+#include <tilejit/error.hpp>
+
 namespace tilejit::jit {
 
 CUfunction Kernel::load(int device) {
   std::lock_guard lock(load_mutex_);
   if (CUfunction fn = function_.load(std::memory_order_acquire)) return fn;
-  module_ = Module(compiled_.cubin, request_.compile.name_expression, device);
+  try {
+    module_ = Module(compiled_.cubin, request_.compile.name_expression, device);
+  } catch (const DriverError& e) {
+    // A cached cubin the driver refuses is treated as a corrupt entry: removed and compiled again.
+    const bool image_refused = e.code() == CUDA_ERROR_INVALID_IMAGE || e.code() == CUDA_ERROR_NO_BINARY_FOR_GPU ||
+                               e.code() == CUDA_ERROR_INVALID_PTX || e.code() == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
+                               e.code() == CUDA_ERROR_INVALID_SOURCE;
+    if (!from_disk_ || !cache_ || !image_refused) throw;
+    util::log().warn("the driver refused cached kernel {} ({}); compiling it again", request_.compile.program_name, e.what());
+    compiled_ = cache_->recompile_rejected(*this);
+    from_disk_ = false;
+    module_ = Module(compiled_.cubin, request_.compile.name_expression, device);
+  }
   CUfunction fn = module_.function(compiled_.lowered_name, device);
   function_.store(fn, std::memory_order_release);
   return fn;
@@ -28,17 +42,75 @@ KernelKey KernelCache::key_for(const KernelRequest& r) const {
   return KernelKey::from(parts);
 }
 
-std::shared_ptr<Kernel> KernelCache::build(KernelKey key, const KernelRequest& request) {
+KernelCache::~KernelCache() { flush_counters(); }
+
+void KernelCache::flush_counters() {
+  const std::uint64_t hits = unflushed_memory_hits_.exchange(0);
+  if (hits && disk_ && disk_->enabled()) {
+    CacheCounters c;
+    c.memory_hits = hits;
+    disk_->add_counters(c);
+  }
+}
+
+CompiledKernel KernelCache::compile(const KernelKey& key, const KernelRequest& request) {
   CompiledKernel compiled = compiler_.compile(request.compile);
   compiles_.fetch_add(1, std::memory_order_relaxed);
-  compile_microseconds_.fetch_add(static_cast<std::uint64_t>(compiled.compile_ms * 1000), std::memory_order_relaxed);
-  return std::make_shared<Kernel>(std::move(key), request, std::move(compiled), false);
+  const auto us = static_cast<std::uint64_t>(compiled.compile_ms * 1000);
+  compile_microseconds_.fetch_add(us, std::memory_order_relaxed);
+  if (disk_ && disk_->enabled()) {
+    CacheCounters c;
+    c.misses = 1;
+    c.compiles = 1;
+    c.compile_us = us;
+    c.memory_hits = unflushed_memory_hits_.exchange(0);
+    disk_->add_counters(c);
+    DiskEntry entry;
+    entry.key_text = key.text;
+    entry.cubin = compiled.cubin;
+    entry.meta = {request.family,      request.compile.program_name, request.compile.name_expression,
+                  compiled.lowered_name, request.dtypes,             request.config,
+                  request.arch,        NvrtcCompiler::version(),     request.compile.options,
+                  compiled.compile_ms,
+                  std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()};
+    disk_->publish(key, entry);
+  }
+  return compiled;
+}
+
+CompiledKernel KernelCache::recompile_rejected(const Kernel& kernel) {
+  if (disk_) disk_->remove_corrupt(kernel.key());
+  return compile(kernel.key(), kernel.request());
+}
+
+// The walk after a memory miss: disk entry -> per-key lock across processes -> disk again (another
+// process may have published it meanwhile) -> NVRTC -> publish.
+std::shared_ptr<Kernel> KernelCache::build(KernelKey key, const KernelRequest& request, bool* compiled) {
+  if (compiled) *compiled = false;
+  if (disk_ && !always_compile_) {
+    auto from_disk = [&](DiskEntry&& e) {
+      disk_hits_.fetch_add(1, std::memory_order_relaxed);
+      CompiledKernel k{std::move(e.cubin), e.meta.lowered_name, "", e.meta.compile_ms};
+      return std::make_shared<Kernel>(std::move(key), request, std::move(k), true, this);
+    };
+    if (auto e = disk_->lookup(key)) return from_disk(std::move(*e));
+    DiskCache::KeyLock lock = disk_->lock(key, kLockTimeout);
+    if (lock.held())
+      if (auto e = disk_->lookup(key)) return from_disk(std::move(*e));
+    if (compiled) *compiled = true;
+    CompiledKernel k = compile(key, request);
+    return std::make_shared<Kernel>(std::move(key), request, std::move(k), false, this);
+  }
+  if (compiled) *compiled = true;
+  CompiledKernel k = compiler_.compile(request.compile);
+  compiles_.fetch_add(1, std::memory_order_relaxed);
+  compile_microseconds_.fetch_add(static_cast<std::uint64_t>(k.compile_ms * 1000), std::memory_order_relaxed);
+  return std::make_shared<Kernel>(std::move(key), request, std::move(k), false, this);
 }
 
 std::shared_ptr<Kernel> KernelCache::get(const KernelRequest& request, bool* compiled) {
   KernelKey key = key_for(request);
-  if (compiled) *compiled = true;
-  if (always_compile_) return build(std::move(key), request);
+  if (always_compile_) return build(std::move(key), request, compiled);
 
   std::promise<std::shared_ptr<Kernel>> promise;
   std::shared_future<std::shared_ptr<Kernel>> future;
@@ -59,14 +131,17 @@ std::shared_ptr<Kernel> KernelCache::get(const KernelRequest& request, bool* com
     if (kernel->key().text == key.text) {
       if (compiled) *compiled = false;
       memory_hits_.fetch_add(1, std::memory_order_relaxed);
+      unflushed_memory_hits_.fetch_add(1, std::memory_order_relaxed);
       return kernel;
     }
     // A 128-bit collision: never hand out the wrong kernel; compile this one uncached.
     util::log().warn("kernel key collision on {}; compiling without caching", key.hash.hex());
-    return build(std::move(key), request);
+    if (compiled) *compiled = true;
+    CompiledKernel k = compiler_.compile(request.compile);
+    return std::make_shared<Kernel>(std::move(key), request, std::move(k), false, this);
   }
   try {
-    auto kernel = build(key, request);
+    auto kernel = build(key, request, compiled);
     promise.set_value(kernel);
     return kernel;
   } catch (...) {
@@ -80,7 +155,7 @@ std::shared_ptr<Kernel> KernelCache::get(const KernelRequest& request, bool* com
 }
 
 KernelCacheStats KernelCache::stats() const {
-  return {memory_hits_.load(), compiles_.load(), static_cast<double>(compile_microseconds_.load()) * 1e-6};
+  return {memory_hits_.load(), disk_hits_.load(), compiles_.load(), static_cast<double>(compile_microseconds_.load()) * 1e-6};
 }
 
 }  // namespace tilejit::jit

@@ -2,6 +2,7 @@
 // in front of NVRTC. Returns Kernels that load their module on the device at first use.
 #pragma once
 
+#include "jit/disk_cache.hpp"
 #include "jit/kernel_key.hpp"
 #include "jit/module.hpp"
 #include "jit/nvrtc_compiler.hpp"
@@ -19,18 +20,22 @@ struct KernelRequest {
   std::string family;  // "elementwise", "gemm", ...
   std::string arch;
   CompileRequest compile;
+  std::string dtypes;  // for cache listings, e.g. "f32,f32->f32"
+  std::string config;  // for cache listings, e.g. "tile=1024 threads=256 vec=4"
 };
+
+class KernelCache;
 
 // A compiled kernel; its module is loaded on first use.
 class Kernel {
  public:
-  Kernel(KernelKey key, KernelRequest request, CompiledKernel compiled, bool from_cache)
-      : key_(std::move(key)), request_(std::move(request)), compiled_(std::move(compiled)), from_cache_(from_cache) {}
+  Kernel(KernelKey key, KernelRequest request, CompiledKernel compiled, bool from_disk, KernelCache* cache)
+      : key_(std::move(key)), request_(std::move(request)), compiled_(std::move(compiled)), from_disk_(from_disk), cache_(cache) {}
 
   const KernelKey& key() const noexcept { return key_; }
   const KernelRequest& request() const noexcept { return request_; }
   const CompiledKernel& compiled() const noexcept { return compiled_; }
-  bool from_cache() const noexcept { return from_cache_; }
+  bool from_disk() const noexcept { return from_disk_; }
 
   // The function on `device`, loading the module the first time (the caller made ctx current).
   CUfunction function(int device) {
@@ -43,7 +48,8 @@ class Kernel {
   KernelKey key_;
   KernelRequest request_;
   CompiledKernel compiled_;
-  bool from_cache_;
+  bool from_disk_;
+  KernelCache* cache_;
   std::mutex load_mutex_;
   Module module_;
   std::atomic<CUfunction> function_{nullptr};
@@ -51,14 +57,17 @@ class Kernel {
 
 struct KernelCacheStats {
   std::uint64_t memory_hits = 0;
+  std::uint64_t disk_hits = 0;
   std::uint64_t compiles = 0;
   double compile_seconds = 0;
 };
 
 class KernelCache {
  public:
-  KernelCache(const NvrtcCompiler& compiler, bool always_compile)
-      : compiler_(compiler), always_compile_(always_compile) {}
+  // `disk` may be null (TILEJIT_CACHE=off); it must outlive the cache.
+  KernelCache(const NvrtcCompiler& compiler, DiskCache* disk, bool always_compile)
+      : compiler_(compiler), disk_(disk), always_compile_(always_compile) {}
+  ~KernelCache();
 
   KernelKey key_for(const KernelRequest& request) const;
   // Memory hit, or a compile (only one per key at a time; others wait for it and share the result).
@@ -68,12 +77,29 @@ class KernelCache {
   // Drops every entry (Kernels still held elsewhere stay alive).
   void clear();
   const NvrtcCompiler& compiler() const noexcept { return compiler_; }
+  DiskCache* disk() const noexcept { return disk_; }
+  // A launch served from memory without a lookup here (a plan found by Runtime::elementwise).
+  void note_memory_hit() noexcept {
+    memory_hits_.fetch_add(1, std::memory_order_relaxed);
+    unflushed_memory_hits_.fetch_add(1, std::memory_order_relaxed);
+  }
+  // Adds this process's pending memory-hit count to the shared counters.
+  void flush_counters();
+  // The driver refused a cubin that came from disk: drop the entry and compile it again.
+  CompiledKernel recompile_rejected(const Kernel& kernel);
+
+  // How long a process waits for another one compiling the same kernel before compiling itself.
+  static constexpr std::chrono::milliseconds kLockTimeout{120000};
 
  private:
-  std::shared_ptr<Kernel> build(KernelKey key, const KernelRequest& request);
+  std::shared_ptr<Kernel> build(KernelKey key, const KernelRequest& request, bool* compiled);
+  CompiledKernel compile(const KernelKey& key, const KernelRequest& request);
 
   const NvrtcCompiler& compiler_;
+  DiskCache* disk_;
   bool always_compile_;
+  std::atomic<std::uint64_t> unflushed_memory_hits_{0};
+  std::atomic<std::uint64_t> disk_hits_{0};
   mutable std::mutex mutex_;
   std::unordered_map<util::Hash128, std::shared_future<std::shared_ptr<Kernel>>, util::Hash128Hasher> entries_;
   std::atomic<std::uint64_t> memory_hits_{0};

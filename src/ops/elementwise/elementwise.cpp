@@ -64,6 +64,11 @@ jit::KernelRequest elementwise_request(const Runtime::Impl& rt, const Elementwis
   r.compile.source = elementwise_source(op);
   r.compile.name_expression = elementwise_name_expression(op, config, vector_width);
   r.compile.options = rt.compiler.options(arch);
+  for (const auto* list : {&op.inputs, &op.outputs}) {
+    if (list == &op.outputs) r.dtypes += "->";
+    for (std::size_t i = 0; i < list->size(); ++i) r.dtypes += fmt::format("{}{}", i ? "," : "", dtype_name((*list)[i].dtype));
+  }
+  r.config = fmt::format("tile={} threads={} vec={}", config.tile, config.threads, vector_width);
   return r;
 }
 }  // namespace ops
@@ -242,6 +247,7 @@ void Runtime::elementwise(const ElementwiseOp& op, DevicePtrs inputs, DevicePtrs
         state = candidate;
         break;
       }
+    if (state) impl_->cache.note_memory_hit();
   }
   if (!state) {
     state = make_plan_state(impl_, op, ElementwiseConfig{});
@@ -267,7 +273,7 @@ CompiledKernelInfo Runtime::compile_elementwise(const ElementwiseOp& op, const E
   info.key = kernel->key().hash.hex();
   info.options = req.compile.options;
   info.source = req.compile.source;
-  info.from_cache = kernel->from_cache() || !state->compiled_here[variant];
+  info.from_cache = !state->compiled_here[variant];
   info.compile_ms = info.from_cache ? 0 : kernel->compiled().compile_ms;
   info.cubin_bytes = kernel->compiled().cubin.size();
   return info;
