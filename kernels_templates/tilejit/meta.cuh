@@ -9,6 +9,17 @@ template <class T> struct remove_const<const T> { using type = T; };
 template <class A, class B> struct is_same { static constexpr bool value = false; };
 template <class A> struct is_same<A, A> { static constexpr bool value = true; };
 
+template <class T> struct is_integral { static constexpr bool value = false; };
+template <> struct is_integral<int> { static constexpr bool value = true; };
+template <> struct is_integral<long long> { static constexpr bool value = true; };
+template <> struct is_integral<unsigned int> { static constexpr bool value = true; };
+template <> struct is_integral<unsigned long long> { static constexpr bool value = true; };
+template <> struct is_integral<long> { static constexpr bool value = true; };
+template <> struct is_integral<unsigned long> { static constexpr bool value = true; };
+
+template <bool B, class T = void> struct enable_if {};
+template <class T> struct enable_if<true, T> { using type = T; };
+
 template <int... Is> struct index_seq {};
 template <int N, int... Is> struct make_index_seq_impl : make_index_seq_impl<N - 1, N - 1, Is...> {};
 template <int... Is> struct make_index_seq_impl<0, Is...> { using type = index_seq<Is...>; };

@@ -28,8 +28,6 @@ constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 3 * 8;
 constexpr std::size_t kChecksumBytes = 16;
 constexpr std::uint64_t kStatsMagic = 0x3153544154534a54ull;  // "TJSTATS1"
 constexpr int kStatsFields = 8;
-// Temporaries older than this belong to a writer that died (a live one finishes in milliseconds).
-constexpr auto kStaleTemporary = std::chrono::minutes(10);
 
 void put_u32(std::string& s, std::uint32_t v) { s.append(reinterpret_cast<const char*>(&v), 4); }
 void put_u64(std::string& s, std::uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); }
@@ -270,10 +268,23 @@ void DiskCache::record_use(const fs::path& entry) {
 
 void DiskCache::publish(const KernelKey& key, const DiskEntry& entry) {
   if (!writable()) return;
-  const std::string hex = key.hash.hex();
+  if (!write_entry_file(key.hash.hex(), encode_entry(entry))) return;
+  enforce_bound();
+}
+
+std::optional<std::string> DiskCache::import_entry(const std::string& key_hex, const std::string& bytes) {
+  if (!writable()) return std::string("the cache is not writable: ") + disabled_reason();
+  std::string problem;
+  auto e = decode_entry(bytes, &problem);
+  if (!e) return problem;
+  if (util::hash128(e->key_text).hex() != key_hex) return std::string("its key text does not hash to its name");
+  if (!write_entry_file(key_hex, bytes)) return std::string("writing it failed: ") + disabled_reason();
+  return std::nullopt;
+}
+
+bool DiskCache::write_entry_file(const std::string& hex, const std::string& bytes) {
   const fs::path path = entry_path(hex);
-  const std::string bytes = encode_entry(entry);
-  if (!mkdir_0700(path.parent_path())) return degrade(fmt::format("creating {}", path.parent_path().string()), errno);
+  if (!mkdir_0700(path.parent_path())) return degrade(fmt::format("creating {}", path.parent_path().string()), errno), false;
   static thread_local std::mt19937_64 rng(std::random_device{}());
   const fs::path tmp = path.parent_path() / fmt::format(".{}.tmp.{}.{:x}", hex, ::getpid(), rng());
   int fd = -1;
@@ -282,18 +293,18 @@ void DiskCache::publish(const KernelKey& key, const DiskEntry& entry) {
   } else {
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   }
-  if (fd < 0) return degrade(fmt::format("creating {}", tmp.string()), errno);
+  if (fd < 0) return degrade(fmt::format("creating {}", tmp.string()), errno), false;
   if (!write_all(fd, bytes.data(), bytes.size()) || ::fsync(fd) != 0) {
     int e = errno;
     ::close(fd);
     ::unlink(tmp.c_str());
-    return degrade(fmt::format("writing {}", tmp.string()), e);
+    return degrade(fmt::format("writing {}", tmp.string()), e), false;
   }
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int e = errno;
     ::unlink(tmp.c_str());
-    return degrade(fmt::format("renaming {} to {}", tmp.string(), path.string()), e);
+    return degrade(fmt::format("renaming {} to {}", tmp.string(), path.string()), e), false;
   }
   // The rename is durable once the directory is synced.
   if (int dfd = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
@@ -307,6 +318,10 @@ void DiskCache::publish(const KernelKey& key, const DiskEntry& entry) {
     [[maybe_unused]] bool ok = write_all(ufd, reinterpret_cast<const char*>(v), sizeof(v));
     ::close(ufd);
   }
+  return true;
+}
+
+void DiskCache::enforce_bound() {
   // Enforce the bound; one process at a time does it, others skip (byte 0 of the lock file).
   int lfd = ::open((root_ / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (lfd >= 0) {
@@ -423,11 +438,15 @@ std::vector<EntryInfo> DiskCache::list(bool read_entries) const {
     use.replace_extension(".use");
     int err = 0;
     if (auto u = read_all(use, &err); u && u->size() >= 16) {
-      info.last_used_unix = static_cast<std::int64_t>(get_u64(*u, 0) / 1000000000ull);
+      info.last_used_ns = static_cast<std::int64_t>(get_u64(*u, 0));
+      info.last_used_unix = info.last_used_ns / 1000000000;
       info.hits = get_u64(*u, 8);
     } else {
       struct stat st{};
-      if (::stat(it->path().c_str(), &st) == 0) info.last_used_unix = st.st_mtime;
+      if (::stat(it->path().c_str(), &st) == 0) {
+        info.last_used_unix = st.st_mtime;
+        info.last_used_ns = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+      }
     }
     if (read_entries) {
       auto bytes = read_all(it->path(), &err);
@@ -447,7 +466,8 @@ std::vector<EntryInfo> DiskCache::list(bool read_entries) const {
   return out;
 }
 
-std::size_t DiskCache::prune(std::uint64_t max_bytes, std::optional<std::chrono::seconds> older_than) {
+std::size_t DiskCache::prune(std::uint64_t max_bytes, std::optional<std::chrono::seconds> older_than,
+                             std::chrono::seconds stale_after) {
   std::error_code ec;
   // Stale temporaries of writers that died.
   const auto now = fs::file_time_type::clock::now();
@@ -456,11 +476,11 @@ std::size_t DiskCache::prune(std::uint64_t max_bytes, std::optional<std::chrono:
     const std::string name = it->path().filename().string();
     if (name.front() == '.' && name.find(".tmp.") != std::string::npos) {
       auto age = now - it->last_write_time(ec);
-      if (!ec && age > kStaleTemporary) fs::remove(it->path(), ec);
+      if (!ec && age >= stale_after) fs::remove(it->path(), ec);
     }
   }
   std::vector<EntryInfo> entries = list(false);
-  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.last_used_unix < b.last_used_unix; });
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.last_used_ns < b.last_used_ns; });
   std::uint64_t total = 0;
   for (const auto& e : entries) total += e.bytes;
   const std::int64_t cutoff =

@@ -58,7 +58,8 @@ struct EntryInfo {
   std::string key;  // 32 hex digits
   std::filesystem::path path;
   std::uint64_t bytes = 0;
-  std::int64_t last_used_unix = 0;
+  std::int64_t last_used_unix = 0;  // seconds
+  std::int64_t last_used_ns = 0;    // orders evictions
   std::uint64_t hits = 0;
   bool valid = false;
   std::string problem;  // why not valid
@@ -86,6 +87,9 @@ class DiskCache {
   std::optional<DiskEntry> lookup(const KernelKey& key);
   // Publishes atomically (temporary file, fsync, rename), then enforces the size bound.
   void publish(const KernelKey& key, const DiskEntry& entry);
+  // Imports an encoded entry (from `tilejit cache import`): verified (format, checksum, and its key
+  // text hashing to `key_hex`) before it is published; returns why not when it is rejected.
+  std::optional<std::string> import_entry(const std::string& key_hex, const std::string& bytes);
   // Removes an entry the driver refused to load.
   void remove_corrupt(const KernelKey& key);
 
@@ -114,8 +118,10 @@ class DiskCache {
   // Maintenance (CLI).
   std::vector<EntryInfo> list(bool read_entries) const;
   // Evicts least recently used entries until the total is at most `max_bytes`, and entries unused for
-  // longer than `older_than` (when given); also removes stale temporaries. Returns entries removed.
-  std::size_t prune(std::uint64_t max_bytes, std::optional<std::chrono::seconds> older_than = std::nullopt);
+  // longer than `older_than` (when given); also removes temporaries older than `stale_after` (their
+  // writer died: a live one finishes in milliseconds). Returns the entries removed.
+  std::size_t prune(std::uint64_t max_bytes, std::optional<std::chrono::seconds> older_than = std::nullopt,
+                    std::chrono::seconds stale_after = std::chrono::seconds(600));
   std::size_t clear();
   std::uint64_t max_bytes() const noexcept { return max_bytes_; }
   std::filesystem::path entry_path(const std::string& key_hex) const;
@@ -125,6 +131,10 @@ class DiskCache {
 
  private:
   void degrade(const std::string& what, int error_number);
+  // Temporary file, fsync, rename, sidecar; false (and degraded) on failure.
+  bool write_entry_file(const std::string& key_hex, const std::string& bytes);
+  // Evicts down to the size bound; one process at a time (the others skip).
+  void enforce_bound();
   void record_use(const std::filesystem::path& entry);
   std::filesystem::path lock_path(const std::string& key_hex) const;
 

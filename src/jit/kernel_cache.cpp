@@ -44,13 +44,14 @@ KernelKey KernelCache::key_for(const KernelRequest& r) const {
 
 KernelCache::~KernelCache() { flush_counters(); }
 
+// Hits are counted in this process and added to the shared counters with the next compile or when
+// the cache goes away: a hit itself never waits for the counters' file lock.
 void KernelCache::flush_counters() {
-  const std::uint64_t hits = unflushed_memory_hits_.exchange(0);
-  if (hits && disk_ && disk_->enabled()) {
-    CacheCounters c;
-    c.memory_hits = hits;
-    disk_->add_counters(c);
-  }
+  if (!disk_ || !disk_->enabled()) return;
+  CacheCounters c;
+  c.memory_hits = unflushed_memory_hits_.exchange(0);
+  c.disk_hits = unflushed_disk_hits_.exchange(0);
+  if (c.memory_hits || c.disk_hits) disk_->add_counters(c);
 }
 
 CompiledKernel KernelCache::compile(const KernelKey& key, const KernelRequest& request) {
@@ -64,6 +65,7 @@ CompiledKernel KernelCache::compile(const KernelKey& key, const KernelRequest& r
     c.compiles = 1;
     c.compile_us = us;
     c.memory_hits = unflushed_memory_hits_.exchange(0);
+    c.disk_hits = unflushed_disk_hits_.exchange(0);
     disk_->add_counters(c);
     DiskEntry entry;
     entry.key_text = key.text;
@@ -90,6 +92,7 @@ std::shared_ptr<Kernel> KernelCache::build(KernelKey key, const KernelRequest& r
   if (disk_ && !always_compile_) {
     auto from_disk = [&](DiskEntry&& e) {
       disk_hits_.fetch_add(1, std::memory_order_relaxed);
+      unflushed_disk_hits_.fetch_add(1, std::memory_order_relaxed);
       CompiledKernel k{std::move(e.cubin), e.meta.lowered_name, "", e.meta.compile_ms};
       return std::make_shared<Kernel>(std::move(key), request, std::move(k), true, this);
     };

@@ -99,6 +99,7 @@ class KernelCache {
   DiskCache* disk_;
   bool always_compile_;
   std::atomic<std::uint64_t> unflushed_memory_hits_{0};
+  std::atomic<std::uint64_t> unflushed_disk_hits_{0};
   std::atomic<std::uint64_t> disk_hits_{0};
   mutable std::mutex mutex_;
   std::unordered_map<util::Hash128, std::shared_future<std::shared_ptr<Kernel>>, util::Hash128Hasher> entries_;

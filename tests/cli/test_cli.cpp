@@ -1,33 +1,16 @@
 // The tilejit command-line tool: every command runs, --json parses, errors give clear exits.
-#include "test_support.hpp"
+#include "cli_runner.hpp"
 
 #include <tilejit/tilejit.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <cstdio>
-#include <sys/wait.h>
 
 namespace tilejit {
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Result run_cli(const std::string& args, const std::string& env = "") {
-  std::string cmd = env + " " + (test::binary_dir() / "tilejit").string() + " " + args + " 2>&1";
-  Result r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  while (std::size_t got = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), got);
-  int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Result = test::CliResult;
+using test::run_cli;
 
 bool has_gpu() { return Runtime().has_device(); }
 

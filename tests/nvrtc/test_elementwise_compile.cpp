@@ -52,11 +52,14 @@ TEST_P(ElementwiseCompileArch, MixedOperandsAndLimits) {
   EXPECT_GT(rt.compile_elementwise(eight, {}).cubin_bytes, 0u);
 }
 
-TEST_P(ElementwiseCompileArch, EveryAllowedFunctionCompilesForFloatAndDouble) {
+TEST_P(ElementwiseCompileArch, EveryAllowedFunctionCompilesForFloatingAndIntegerArguments) {
   RuntimeOptions o;
   o.arch = GetParam();
   Runtime rt(o);
-  for (DType t : {DType::f32, DType::f64}) {
+  // Float, double and an integer dtype (the integer overloads): each full body takes NVRTC seconds.
+  const std::vector<DType> dtypes = GetParam() == "sm_80" ? std::vector<DType>{DType::f32}
+                                                         : std::vector<DType>{DType::f32, DType::f64, DType::i32};
+  for (DType t : dtypes) {
     std::string body;
     for (std::string_view f : elementwise_functions()) {
       std::string args = (f == "min" || f == "max" || f == "fmin" || f == "fmax" || f == "pow" || f == "atan2" || f == "fmod" ||
@@ -69,6 +72,10 @@ TEST_P(ElementwiseCompileArch, EveryAllowedFunctionCompilesForFloatAndDouble) {
     ElementwiseOp op{.body = body, .inputs = {{"x", t}, {"y", t}}, .outputs = {{"z", t}}};
     EXPECT_NO_THROW(rt.compile_elementwise(op, {})) << dtype_name(t);
   }
+  // Mixed integer and floating arguments.
+  ElementwiseOp mixed{.body = "z = pow(x, 2) + max(x, 0.f) + min(i, 3) + atan2(i, x) + fma(i, x, 1) + sqrt(i) + tanh(i)",
+                      .inputs = {{"x", DType::f32}, {"i", DType::i32}}, .outputs = {{"z", DType::f32}}};
+  EXPECT_NO_THROW(rt.compile_elementwise(mixed, {}));
 }
 
 TEST_P(ElementwiseCompileArch, TypeErrorsComeBackWithTheLog) {

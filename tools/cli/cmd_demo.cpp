@@ -36,7 +36,8 @@ int demo_without_gpu(const std::string& why) {
   fmt::print("{:<36} {:>10} {:>12}  {}\n", "program", "cubin", "compile", "key");
   for (const auto& op : demo_ops()) {
     auto info = rt.compile_elementwise(op, {});
-    fmt::print("{:<36} {:>8} B {:>9.1f} ms  {}\n", info.program_name, info.cubin_bytes, info.compile_ms, info.key);
+    fmt::print("{:<36} {:>8} B {:>12}  {}\n", info.program_name, info.cubin_bytes,
+               info.from_cache ? std::string("cached") : fmt::format("{:.1f} ms", info.compile_ms), info.key);
   }
   fmt::print("not launched: {}\n", why);
   return 0;

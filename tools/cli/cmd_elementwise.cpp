@@ -3,6 +3,7 @@
 #include "gpu_timing.hpp"
 #include "host_data.hpp"
 #include "op_from_expr.hpp"
+#include "parallel_compile.hpp"
 
 #include "jit/driver.hpp"
 #include "ops/elementwise/host_reference.hpp"
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <memory>
 #include <random>
+#include <thread>
 
 namespace tilejit::cli {
 namespace {
@@ -147,17 +149,75 @@ int run_elementwise(const ElementwiseArgs& a) {
   return ok ? 0 : kExitFailure;
 }
 
-int compile_elementwise(const ElementwiseArgs& a) {
-  const ElementwiseOp op = make_op(a);
-  RuntimeOptions opts;
-  if (!a.arch.empty()) opts.arch = a.arch;
-  Runtime rt(opts);
-  CompiledKernelInfo info = rt.compile_elementwise(op, make_config(a));
-  fmt::print("program   {}\nkernel    {}\nsymbol    {}\narch      {}\nkey       {}\ncubin     {} bytes\ncompile   {}\n",
-             info.program_name, info.kernel_name, info.lowered_name, info.arch, info.key, info.cubin_bytes,
-             info.from_cache ? std::string("cached") : fmt::format("{:.1f} ms", info.compile_ms));
-  if (a.show_source) fmt::print("options   {}\n--- source ---\n{}", fmt::join(info.options, " "), info.source);
-  return 0;
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    auto comma = s.find(',', start);
+    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!part.empty()) out.push_back(part);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+struct CompileArgs {
+  ElementwiseArgs op;               // options shared with `tilejit elementwise`
+  std::vector<std::string> exprs;   // several -e
+  int jobs = 0;
+};
+
+// Every (expression, dtype, arch) combination, compiled in parallel; one kernel prints in detail.
+int compile_elementwise(const CompileArgs& c) {
+  std::vector<std::string> archs = split_commas(c.op.arch);
+  if (archs.empty()) archs.push_back("");
+  std::vector<std::string> dtypes = split_commas(c.op.dtype);
+  std::vector<std::unique_ptr<Runtime>> runtimes;
+  std::vector<CompileJob> jobs;
+  for (const auto& arch : archs) {
+    RuntimeOptions opts;
+    if (!arch.empty()) opts.arch = arch;
+    runtimes.push_back(std::make_unique<Runtime>(opts));
+    Runtime* rt = runtimes.back().get();
+    for (const auto& expr : c.exprs)
+      for (const auto& dtype : dtypes) {
+        ElementwiseArgs a = c.op;
+        a.expr = expr;
+        a.dtype = dtype;
+        ElementwiseOp op = make_op(a);  // validates before any compile starts
+        ElementwiseConfig cfg = make_config(a);
+        jobs.push_back({fmt::format("{} [{}] {}", expr, dtype, arch.empty() ? rt->target_arch() : arch),
+                        [rt, op, cfg] { return rt->compile_elementwise(op, cfg); }});
+      }
+  }
+  if (jobs.size() == 1) {
+    CompiledKernelInfo info = jobs[0].run();
+    fmt::print("program   {}\nkernel    {}\nsymbol    {}\narch      {}\nkey       {}\ncubin     {} bytes\ncompile   {}\n",
+               info.program_name, info.kernel_name, info.lowered_name, info.arch, info.key, info.cubin_bytes,
+               info.from_cache ? std::string("cached") : fmt::format("{:.1f} ms", info.compile_ms));
+    if (c.op.show_source) fmt::print("options   {}\n--- source ---\n{}", fmt::join(info.options, " "), info.source);
+    return 0;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto outcomes = run_compile_jobs(jobs, c.jobs);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double sum_ms = 0;
+  int failed = 0, cached = 0;
+  for (const auto& o : outcomes) {
+    if (!o.info) {
+      ++failed;
+      fmt::print(stderr, "FAILED {}: {}\n", o.label, o.error);
+      continue;
+    }
+    cached += o.info->from_cache;
+    sum_ms += o.info->compile_ms;
+  }
+  const int threads = c.jobs > 0 ? c.jobs : static_cast<int>(std::thread::hardware_concurrency());
+  fmt::print("{} kernels in {:.2f} s on {} thread{} ({} compiled, {} cached, {} failed; compile time summed {:.2f} s)\n",
+             outcomes.size(), wall, std::min<int>(threads, static_cast<int>(outcomes.size())), threads == 1 ? "" : "s",
+             outcomes.size() - cached - failed, cached, failed, sum_ms / 1000);
+  return failed ? kExitFailure : 0;
 }
 
 }  // namespace
@@ -174,11 +234,18 @@ void register_elementwise(CLI::App& app, CLI::App& compile, Action& action) {
   run->add_option("--runs", args->runs, "Timed runs for --bench");
   run->callback([&action, args] { action = [args] { return run_elementwise(*args); }; });
 
-  auto cargs = std::make_shared<ElementwiseArgs>();
-  CLI::App* c = compile.add_subcommand("elementwise", "Compile an elementwise kernel (no GPU needed)");
-  add_op_options(c, *cargs);
-  c->add_option("--arch", cargs->arch, "Target architecture, e.g. sm_90a (default: TILEJIT_ARCH or the device's)");
-  c->add_flag("--source", cargs->show_source, "Print the options and the instantiated source");
+  auto cargs = std::make_shared<CompileArgs>();
+  CLI::App* c = compile.add_subcommand("elementwise", "Compile elementwise kernels, in parallel on all cores (no GPU needed)");
+  c->add_option("--expr,-e", cargs->exprs, "Body (repeat for several)")->required();
+  c->add_option("--dtype,-t", cargs->op.dtype, "dtype(s), comma-separated: f32,f16,...");
+  c->add_option("--out-dtype", cargs->op.out_dtype, "dtype of the outputs");
+  c->add_option("--scalar,-s", cargs->op.scalars, "Scalar parameter NAME=VALUE (f32) or NAME:DTYPE=VALUE");
+  c->add_option("--threads", cargs->op.threads, "Threads per block (0: choose)");
+  c->add_option("--vec", cargs->op.vec, "Elements per vector access (0: 16 bytes)");
+  c->add_option("--tile", cargs->op.tile, "Elements per block tile (0: choose)");
+  c->add_option("--arch", cargs->op.arch, "Target architecture(s), comma-separated, e.g. sm_80,sm_90a (default: TILEJIT_ARCH or the device's)");
+  c->add_option("--jobs,-j", cargs->jobs, "Parallel compiles (0: every core)");
+  c->add_flag("--source", cargs->op.show_source, "Print the options and the instantiated source (one kernel)");
   c->callback([&action, cargs] { action = [cargs] { return compile_elementwise(*cargs); }; });
 }
 

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   cli::register_elementwise(app, *compile, action);
   cli::register_demo(app, action);
   cli::register_bench(app, action);
+  cli::register_cache(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
