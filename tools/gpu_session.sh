@@ -48,6 +48,19 @@ for what in "$@"; do
       step bench_compile 6 env TILEJIT_CACHE=off "$bin/tilejit" bench compile
       step bench_compile2 6 env TILEJIT_CACHE=off "$bin/tilejit" bench compile
       ;;
+    bench-cache)
+      export TILEJIT_CACHE_DIR=/tmp/tilejit-first-call-cache
+      rm -rf "$TILEJIT_CACHE_DIR"
+      for i in 1 2 3 4 5; do step "first_call_$i" 2 "$bin/tilejit" bench first-call; done
+      exprs=(-e 'z = x + y' -e 'z = x * alpha + y' -s alpha=2 -e 'z = tanh(x) * y' -e 'z = max(x, y) - min(x, y)')
+      step compile32_serial 1 env TILEJIT_CACHE=off "$bin/tilejit" compile elementwise "${exprs[@]}" \
+        --dtype f32,f64,f16,bf16,i32,i64,i8,u8 --arch sm_90a --jobs 1
+      for j in 4 8 16; do
+        step "compile32_jobs$j" 1 env TILEJIT_CACHE=off "$bin/tilejit" compile elementwise "${exprs[@]}" \
+          --dtype f32,f64,f16,bf16,i32,i64,i8,u8 --arch sm_90a --jobs $j
+      done
+      export TILEJIT_CACHE_DIR=/tmp/tilejit-gpu-cache
+      ;;
     *) echo "unknown step $what" ;;
   esac
 done

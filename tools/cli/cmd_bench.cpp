@@ -119,6 +119,69 @@ int bench_compile(const std::string& arch) {
   return 0;
 }
 
+// The first call of an op in a fresh process: plan (validation, configuration), then the first run
+// (kernel key, memory miss, disk entry or compile, module load, launch). The device is set up first
+// and not counted: a context exists in any process that launches anything.
+int bench_first_call() {
+  Runtime rt;
+  std::string why;
+  if (!rt.has_device(&why)) {
+    fmt::print(stderr, "tilejit bench first-call: cannot launch: {}\n", why);
+    return kExitFailure;
+  }
+  const std::uint64_t n = 1 << 20;
+  auto x = rt.alloc(n * 4), y = rt.alloc(n * 4), z = rt.alloc(n * 4);
+  rt.synchronize();
+  auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  ElementwiseOp op{.body = "z = x * alpha + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}},
+                   .scalars = {{"alpha", 2.f}}};
+  // The same op with another scalar name: another kernel, timed step by step through the JIT core.
+  ElementwiseOp other = op;
+  other.body = "z = x * beta + y";
+  other.scalars[0].name = "beta";
+
+  const auto t0 = Clock::now();
+  ElementwisePlan plan = rt.plan_elementwise(op);
+  const auto t1 = Clock::now();
+  plan.run({x.ptr(), y.ptr()}, {z.ptr()}, n);
+  const auto t2 = Clock::now();
+  rt.synchronize();
+  const auto stats = rt.stats();
+  const char* how = stats.disk_hits ? "disk hit" : stats.compiles ? "compiled" : "memory";
+  fmt::print("first call: {:.3f} ms (plan {:.3f} ms, first run {:.3f} ms) -> {}\n", ms(t2 - t0), ms(t1 - t0), ms(t2 - t1), how);
+
+  auto& impl = rt.impl();
+  ElementwisePlan other_plan = rt.plan_elementwise(other);
+  auto request = ops::elementwise_request(impl, other, other_plan.config(), other_plan.config().vector_width, rt.target_arch());
+  const auto s0 = Clock::now();
+  jit::KernelKey key = impl.cache.key_for(request);
+  const auto s1 = Clock::now();
+  auto entry = impl.disk ? impl.disk->lookup(key) : std::nullopt;
+  const auto s2 = Clock::now();
+  if (!entry) {
+    impl.cache.get(request);  // first process: compile and publish, for the next one to time
+    fmt::print("breakdown: no disk entry yet (compiled it for the next process)\n");
+    return 0;
+  }
+  jit::Module module(entry->cubin, request.compile.name_expression, rt.device_ordinal());
+  const auto s3 = Clock::now();
+  CUfunction fn = module.function(entry->meta.lowered_name, rt.device_ordinal());
+  const auto s4 = Clock::now();
+  ops::ElementwiseParams params{};
+  params.in[0] = reinterpret_cast<const void*>(x.ptr());
+  params.in[1] = reinterpret_cast<const void*>(y.ptr());
+  params.out[0] = reinterpret_cast<void*>(z.ptr());
+  params.n = static_cast<long long>(n);
+  void* args[] = {&params};
+  jit::check(jit::driver().cuLaunchKernel(fn, 1024, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel");
+  const auto s5 = Clock::now();
+  rt.synchronize();
+  fmt::print("breakdown: key {:.3f} ms, disk lookup {:.3f} ms, cuModuleLoadData {:.3f} ms, cuModuleGetFunction {:.3f} ms, "
+             "first launch {:.3f} ms; found and loaded in {:.3f} ms\n",
+             ms(s1 - s0), ms(s2 - s1), ms(s3 - s2), ms(s4 - s3), ms(s5 - s4), ms(s4 - s0));
+  return 0;
+}
+
 }  // namespace
 
 void register_bench(CLI::App& app, Action& action) {
@@ -132,6 +195,8 @@ void register_bench(CLI::App& app, Action& action) {
   CLI::App* compile = bench->add_subcommand("compile", "Cold and warm NVRTC compile times of elementwise kernels");
   compile->add_option("--arch", *arch, "Target architecture");
   compile->callback([&action, arch] { action = [arch] { return bench_compile(*arch); }; });
+  CLI::App* first = bench->add_subcommand("first-call", "Time of an op's first call in this process (disk hit or compile)");
+  first->callback([&action] { action = [] { return bench_first_call(); }; });
 }
 
 }  // namespace tilejit::cli
