@@ -214,8 +214,9 @@ int compile_elementwise(const CompileArgs& c) {
     sum_ms += o.info->compile_ms;
   }
   const int threads = c.jobs > 0 ? c.jobs : static_cast<int>(std::thread::hardware_concurrency());
-  fmt::print("{} kernels in {:.2f} s on {} thread{} ({} compiled, {} cached, {} failed; compile time summed {:.2f} s)\n",
-             outcomes.size(), wall, std::min<int>(threads, static_cast<int>(outcomes.size())), threads == 1 ? "" : "s",
+  const int used = std::min<int>(threads, static_cast<int>(outcomes.size()));
+  fmt::print("{} kernels in {:.2f} s {} ({} compiled, {} cached, {} failed; compile time summed {:.2f} s)\n", outcomes.size(), wall,
+             used == 1 ? std::string("in this process") : fmt::format("on {} worker processes", used),
              outcomes.size() - cached - failed, cached, failed, sum_ms / 1000);
   return failed ? kExitFailure : 0;
 }
@@ -244,7 +245,7 @@ void register_elementwise(CLI::App& app, CLI::App& compile, Action& action) {
   c->add_option("--vec", cargs->op.vec, "Elements per vector access (0: 16 bytes)");
   c->add_option("--tile", cargs->op.tile, "Elements per block tile (0: choose)");
   c->add_option("--arch", cargs->op.arch, "Target architecture(s), comma-separated, e.g. sm_80,sm_90a (default: TILEJIT_ARCH or the device's)");
-  c->add_option("--jobs,-j", cargs->jobs, "Parallel compiles (0: every core)");
+  c->add_option("--jobs,-j", cargs->jobs, "Worker processes compiling in parallel (0: one per core, 1: in this process)");
   c->add_flag("--source", cargs->op.show_source, "Print the options and the instantiated source (one kernel)");
   c->callback([&action, cargs] { action = [cargs] { return compile_elementwise(*cargs); }; });
 }

@@ -22,7 +22,8 @@ struct CompileOutcome {
   std::string error;  // when info is empty
 };
 
-// Runs the jobs on `threads` threads (0: every core) and returns their outcomes in job order.
-std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int threads);
+// Runs the jobs on `workers` worker processes (0: one per core; 1: in this process) and returns their
+// outcomes in job order. Workers publish to the disk cache; only a summary comes back.
+std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int workers);
 
 }  // namespace tilejit::cli
