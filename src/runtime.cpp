@@ -18,10 +18,12 @@ Runtime::Impl::Impl(const RuntimeOptions& options)
       device_ordinal(options.device.value_or(settings.device)),
       arch_override(options.arch ? options.arch : settings.arch),
       templates(settings.template_dir),
-      compiler(templates, settings.cuda_home, settings.dump_dir),
       disk(settings.cache == util::CacheMode::off
                ? nullptr
                : std::make_unique<jit::DiskCache>(settings.cache_dir, settings.cache, settings.cache_max_size)),
+      compiler(templates, settings.cuda_home, settings.dump_dir,
+               disk && disk->enabled() ? std::optional(disk->root() / "toolkit-digests") : std::nullopt,
+               disk && disk->writable()),
       cache(compiler, disk.get(), settings.always_compile) {
   util::set_log_level(settings.log_level);
   if (arch_override && !util::is_valid_arch(*arch_override))

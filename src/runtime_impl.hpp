@@ -30,8 +30,8 @@ struct Runtime::Impl {
   int device_ordinal = 0;
   std::optional<std::string> arch_override;
   jit::TemplateSet templates;
-  jit::NvrtcCompiler compiler;
   std::unique_ptr<jit::DiskCache> disk;  // null when TILEJIT_CACHE=off
+  jit::NvrtcCompiler compiler;
   jit::KernelCache cache;
 
   // The device, initialised at first need. `why` says what is missing when !ok.

@@ -249,8 +249,22 @@ std::optional<DiskEntry> DiskCache::lookup(const KernelKey& key) {
     add_counters(c);
     return std::nullopt;
   }
-  if (writable()) record_use(path);
+  if (writable()) {
+    std::lock_guard lock(uses_mutex_);
+    pending_uses_.push_back(path);
+  }
   return entry;
+}
+
+DiskCache::~DiskCache() { flush_uses(); }
+
+void DiskCache::flush_uses() {
+  std::vector<fs::path> uses;
+  {
+    std::lock_guard lock(uses_mutex_);
+    uses.swap(pending_uses_);
+  }
+  for (const auto& p : uses) record_use(p);
 }
 
 void DiskCache::record_use(const fs::path& entry) {
@@ -468,6 +482,7 @@ std::vector<EntryInfo> DiskCache::list(bool read_entries) const {
 
 std::size_t DiskCache::prune(std::uint64_t max_bytes, std::optional<std::chrono::seconds> older_than,
                              std::chrono::seconds stale_after) {
+  flush_uses();  // evictions must see this process's latest uses
   std::error_code ec;
   // Stale temporaries of writers that died.
   const auto now = fs::file_time_type::clock::now();

@@ -77,6 +77,10 @@ class DiskCache {
   // when the directory is unsafe or unusable. mode off: never constructed.
   DiskCache(const std::filesystem::path& dir, util::CacheMode mode, std::uint64_t max_bytes);
 
+  ~DiskCache();
+  DiskCache(const DiskCache&) = delete;
+  DiskCache& operator=(const DiskCache&) = delete;
+
   bool enabled() const noexcept { return enabled_.load(std::memory_order_relaxed); }
   bool writable() const noexcept { return enabled() && mode_ == util::CacheMode::on; }
   const std::filesystem::path& root() const noexcept { return root_; }
@@ -109,6 +113,10 @@ class DiskCache {
     int fd_ = -1;
   };
   KeyLock lock(const KernelKey& key, std::chrono::milliseconds timeout);
+
+  // Writes the last-use records of entries looked up since the last flush (done off the lookup path:
+  // at destruction, and by KernelCache with its counters).
+  void flush_uses();
 
   // Shared counters: add deltas (under the stats file lock), read, zero.
   void add_counters(const CacheCounters& delta);
@@ -145,6 +153,8 @@ class DiskCache {
   mutable std::mutex reason_mutex_;
   std::string disabled_reason_;
   std::atomic<int> injected_errno_{0};
+  std::mutex uses_mutex_;
+  std::vector<std::filesystem::path> pending_uses_;
 };
 
 }  // namespace tilejit::jit

@@ -48,6 +48,7 @@ KernelCache::~KernelCache() { flush_counters(); }
 // the cache goes away: a hit itself never waits for the counters' file lock.
 void KernelCache::flush_counters() {
   if (!disk_ || !disk_->enabled()) return;
+  disk_->flush_uses();
   CacheCounters c;
   c.memory_hits = unflushed_memory_hits_.exchange(0);
   c.disk_hits = unflushed_disk_hits_.exchange(0);

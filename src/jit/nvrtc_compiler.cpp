@@ -10,6 +10,9 @@
 #include <nvrtc.h>
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <memory>
@@ -65,14 +68,58 @@ const std::string& NvrtcCompiler::version() {
 }
 
 NvrtcCompiler::NvrtcCompiler(const TemplateSet& templates, std::filesystem::path cuda_home,
-                             std::optional<std::filesystem::path> dump_dir)
-    : templates_(templates), cuda_include_(std::move(cuda_home) / "include"), dump_dir_(std::move(dump_dir)) {
-  std::string all;
-  for (const char* h : {"cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp"}) {
-    auto text = util::read_file(cuda_include_ / h);
-    all += fmt::format("{}:{}\n", h, text ? util::hash128(*text).hex() : "missing");
-  }
-  toolkit_digest_ = util::hash128(all);
+                             std::optional<std::filesystem::path> dump_dir, std::optional<std::filesystem::path> digest_memo,
+                             bool memo_writable)
+    : templates_(templates),
+      cuda_include_(std::move(cuda_home) / "include"),
+      dump_dir_(std::move(dump_dir)),
+      digest_memo_(std::move(digest_memo)),
+      memo_writable_(memo_writable) {}
+
+const util::Hash128& NvrtcCompiler::toolkit_headers_digest() const {
+  std::call_once(digest_once_, [this] {
+    static constexpr const char* kHeaders[] = {"cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp"};
+    // Fingerprint: path, size, mtime, inode of each header. A memo line maps it to the content digest.
+    std::string fingerprint = cuda_include_.string();
+    for (const char* h : kHeaders) {
+      struct stat st{};
+      if (::stat((cuda_include_ / h).c_str(), &st) == 0)
+        fingerprint += fmt::format("|{}:{}:{}.{}:{}", h, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ino);
+      else
+        fingerprint += fmt::format("|{}:missing", h);
+    }
+    const std::string fp_hex = util::hash128(fingerprint).hex();
+    if (digest_memo_) {
+      if (auto memo = util::read_file(*digest_memo_)) {
+        for (std::size_t at = 0; at + 65 <= memo->size();) {
+          std::size_t nl = memo->find('\n', at);
+          if (nl == std::string::npos) break;
+          if (nl - at == 65 && memo->compare(at, 32, fp_hex) == 0) {
+            const std::string d = memo->substr(at + 33, 32);
+            toolkit_digest_ = {std::stoull(d.substr(16, 16), nullptr, 16), std::stoull(d.substr(0, 16), nullptr, 16)};
+            return;
+          }
+          at = nl + 1;
+        }
+      }
+    }
+    std::string all;
+    for (const char* h : kHeaders) {
+      auto text = util::read_file(cuda_include_ / h);
+      all += fmt::format("{}:{}\n", h, text ? util::hash128(*text).hex() : "missing");
+    }
+    toolkit_digest_ = util::hash128(all);
+    if (digest_memo_ && memo_writable_) {
+      // One short append (atomic with O_APPEND); a torn or stale line is simply never matched.
+      const std::string line = fmt::format("{} {}\n", fp_hex, toolkit_digest_.hex());
+      int fd = ::open(digest_memo_->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+      if (fd >= 0) {
+        [[maybe_unused]] ssize_t w = ::write(fd, line.data(), line.size());
+        ::close(fd);
+      }
+    }
+  });
+  return toolkit_digest_;
 }
 
 std::vector<std::string> NvrtcCompiler::options(const std::string& arch, const std::vector<std::string>& extra) const {

@@ -4,6 +4,7 @@
 #include "jit/template_registry.hpp"
 
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,8 +28,11 @@ struct CompiledKernel {
 
 class NvrtcCompiler {
  public:
+  // `digest_memo` (optional): a small file remembering the toolkit headers' content digest by their
+  // size, mtime and inode, so a fresh process need not read 600 KB of headers to make a kernel key.
   NvrtcCompiler(const TemplateSet& templates, std::filesystem::path cuda_home,
-                std::optional<std::filesystem::path> dump_dir);
+                std::optional<std::filesystem::path> dump_dir, std::optional<std::filesystem::path> digest_memo = std::nullopt,
+                bool memo_writable = false);
 
   // The options for one target architecture, in a fixed order, plus `extra`.
   std::vector<std::string> options(const std::string& arch, const std::vector<std::string>& extra = {}) const;
@@ -39,7 +43,8 @@ class NvrtcCompiler {
   const std::filesystem::path& cuda_include_dir() const noexcept { return cuda_include_; }
   // XXH3-128 over the CUDA headers the templates may include (cuda_fp16/bf16 and their .hpp),
   // so that a changed toolkit header invalidates cached kernels.
-  const util::Hash128& toolkit_headers_digest() const noexcept { return toolkit_digest_; }
+  // Computed at first use.
+  const util::Hash128& toolkit_headers_digest() const;
 
   // "13.0+109338064": NVRTC's major.minor and, as its build, the size of the loaded libnvrtc.
   static const std::string& version();
@@ -48,7 +53,10 @@ class NvrtcCompiler {
   const TemplateSet& templates_;
   std::filesystem::path cuda_include_;
   std::optional<std::filesystem::path> dump_dir_;
-  util::Hash128 toolkit_digest_;
+  std::optional<std::filesystem::path> digest_memo_;
+  bool memo_writable_;
+  mutable std::once_flag digest_once_;
+  mutable util::Hash128 toolkit_digest_;
 };
 
 }  // namespace tilejit::jit

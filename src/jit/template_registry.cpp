@@ -74,11 +74,32 @@ util::Hash128 TemplateSet::digest(const std::string& path) const {
     auto it = digests_.find(path);
     if (it != digests_.end()) return it->second;
   }
-  std::string all;
-  for (const auto& h : closure(path)) {
-    all += fmt::format("{}\n{}\n{}\n", h.path, h.text.size(), h.text);
+  // Paths, sizes and contents of the closure, streamed into one hash without copying the texts.
+  std::vector<std::string> names;
+  {
+    std::set<std::string> seen;
+    std::vector<std::string> stack{path};
+    while (!stack.empty()) {
+      std::string p = std::move(stack.back());
+      stack.pop_back();
+      if (!seen.insert(p).second) continue;
+      for (auto& inc : quoted_includes(text(p)))
+        if (!seen.count(inc)) stack.push_back(std::move(inc));
+      names.push_back(std::move(p));
+    }
   }
-  util::Hash128 d = util::hash128(all);
+  std::sort(names.begin(), names.end());
+  std::string framed;
+  for (const auto& n : names) {
+    const std::string& t = text(n);
+    framed += n;
+    framed += '\n';
+    framed += std::to_string(t.size());
+    framed += '\n';
+    framed.append(t);
+    framed += '\n';
+  }
+  util::Hash128 d = util::hash128(framed);
   std::lock_guard lock(mutex_);
   digests_[path] = d;
   return d;
