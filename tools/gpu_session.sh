@@ -28,6 +28,7 @@ for what in "$@"; do
     tests)
       step gpu_tests 15 "$bin/tilejit_gpu_tests" --gtest_brief=1
       step cli_tests 8 "$bin/tilejit_cli_tests" --gtest_brief=1
+      step cache_tests 4 "$bin/tilejit_cache_tests" --gtest_brief=1
       step demo 10 "$bin/tilejit" demo
       ;;
     memcheck)
