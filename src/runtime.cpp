@@ -8,10 +8,49 @@
 
 #include <fmt/format.h>
 
+#include <pthread.h>
+
+#include <condition_variable>
+#include <mutex>
+
 namespace tilejit {
 
 using jit::check;
 using jit::driver;
+
+namespace {
+// A fork() while a warm-up thread holds one of the JIT core's locks (or is inside a call_once) would
+// leave the child waiting forever; the prepare handler lets warm-ups finish first (they take about a
+// millisecond), so a process may fork right after creating a Runtime.
+struct WarmupsInFlight {
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::condition_variable& idle() {
+    static std::condition_variable cv;
+    return cv;
+  }
+  static int& count() {
+    static int n = 0;
+    return n;
+  }
+  static void begin() {
+    static std::once_flag registered;
+    std::call_once(registered, [] { ::pthread_atfork(&WarmupsInFlight::wait_all, nullptr, nullptr); });
+    std::lock_guard lock(mutex());
+    ++count();
+  }
+  static void end() {
+    std::lock_guard lock(mutex());
+    if (--count() == 0) idle().notify_all();
+  }
+  static void wait_all() {
+    std::unique_lock lock(mutex());
+    idle().wait(lock, [] { return count() == 0; });
+  }
+};
+}  // namespace
 
 Runtime::Impl::Impl(const RuntimeOptions& options)
     : settings(util::Settings::from_environment()),
@@ -29,9 +68,24 @@ Runtime::Impl::Impl(const RuntimeOptions& options)
   if (arch_override && !util::is_valid_arch(*arch_override))
     throw InvalidArgument(fmt::format("architecture '{}' is not valid: expected sm_80, sm_90, sm_90a, ...", *arch_override));
   if (device_ordinal < 0) throw InvalidArgument(fmt::format("device ordinal {} is negative", device_ordinal));
+  WarmupsInFlight::begin();
+  key_warmup = std::async(std::launch::async, [this] {
+    struct End {
+      ~End() { WarmupsInFlight::end(); }
+    } end;
+    try {
+      jit::NvrtcCompiler::version();
+      compiler.toolkit_headers_digest();
+      for (const auto& path : templates.paths())
+        if (path.find('/') == std::string::npos) templates.digest(path);  // entry templates live at the top
+    } catch (const std::exception& e) {
+      util::log().debug("key warm-up: {}", e.what());  // the first key computes what is missing
+    }
+  });
 }
 
 Runtime::Impl::~Impl() {
+  if (key_warmup.valid()) key_warmup.wait();
   // Modules first: they must be unloaded while the context they live in is still retained.
   elementwise_plans.clear();
   cache.clear();

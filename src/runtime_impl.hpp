@@ -11,6 +11,7 @@
 
 #include <cuda.h>
 
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -45,6 +46,11 @@ struct Runtime::Impl {
   const DeviceState& device_state();  // never throws
   CUcontext context();                // throws DriverError when there is no usable device
   std::string arch(bool arch_specific);
+
+  // Computes the constant parts of every kernel key (NVRTC build, toolkit header digest, template
+  // digests) on a background thread started by the constructor, so that a fresh process's first
+  // cache lookup, which comes after its context creation, finds them ready.
+  std::future<void> key_warmup;
 
   // Elementwise plans by op signature, for Runtime::elementwise.
   std::mutex plans_mutex;

@@ -7,6 +7,9 @@
 #include <barrier>
 #include <thread>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace tilejit {
 namespace {
 
@@ -56,6 +59,29 @@ TEST(SingleFlight, AFailedCompileReachesEveryWaiterAndCanBeRetried) {
   EXPECT_EQ(failures.load(), kThreads);
   // The failure is not cached: a later call compiles (and fails) again.
   EXPECT_THROW(rt.compile_elementwise(bad, {}), CompileError);
+}
+
+TEST(Fork, RightAfterCreatingARuntimeTheChildCanCompile) {
+  // The Runtime's background warm-up must not leave a lock held in a child process.
+  for (int i = 0; i < 5; ++i) {
+    RuntimeOptions o;
+    o.arch = "sm_90a";
+    Runtime rt(o);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::alarm(60);
+      try {
+        rt.compile_elementwise({.body = "z = x * 3.f", .inputs = {{"x", DType::f32}}, .outputs = {{"z", DType::f32}}}, {});
+      } catch (...) {
+        ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  }
 }
 
 }  // namespace
