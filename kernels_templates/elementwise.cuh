@@ -90,6 +90,7 @@ struct elementwise_params {
   long long n;
   elementwise_scalar scalar[8];
 };
+static_assert(sizeof(elementwise_params) == 168, "elementwise_params must match tilejit::ops::ElementwiseParams on the host");
 
 template <class Op, class Inputs, class Outputs, int Threads, int Vec, int Tile> struct elementwise_impl;
 

@@ -5,6 +5,7 @@
 
 #include <tilejit/error.hpp>
 #include <tilejit/elementwise.hpp>
+#include <tilejit/gemm.hpp>
 
 #include <fmt/format.h>
 
@@ -88,6 +89,7 @@ Runtime::Impl::~Impl() {
   if (key_warmup.valid()) key_warmup.wait();
   // Modules first: they must be unloaded while the context they live in is still retained.
   elementwise_plans.clear();
+  gemm_plans.clear();
   cache.clear();
   if (device_.context != nullptr && jit::driver_available()) driver().cuDevicePrimaryCtxRelease(device_.device);
 }

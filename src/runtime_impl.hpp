@@ -21,6 +21,7 @@
 namespace tilejit {
 namespace detail {
 struct ElementwisePlanState;
+struct GemmPlanState;
 }
 
 struct Runtime::Impl {
@@ -55,6 +56,8 @@ struct Runtime::Impl {
   // Elementwise plans by op signature, for Runtime::elementwise.
   std::mutex plans_mutex;
   std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<detail::ElementwisePlanState>>> elementwise_plans;
+  // GEMM plans by problem signature (everything but the pointers), for Runtime::gemm.
+  std::unordered_map<std::uint64_t, std::shared_ptr<detail::GemmPlanState>> gemm_plans;
 
  private:
   std::once_flag device_once_;

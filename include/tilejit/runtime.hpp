@@ -144,6 +144,13 @@ class Runtime {
   // Compiles (or finds in a cache) the kernel a launch with this alignment would use, without a GPU.
   CompiledKernelInfo compile_elementwise(const ElementwiseOp& op, const ElementwiseConfig& config);
 
+  // D = act(alpha * A * B + beta * C + bias). See gemm.hpp. TILEJIT_GEMM_CONFIG forces the configuration.
+  void gemm(const GemmProblem& problem, CUstream stream = nullptr);
+  GemmPlan plan_gemm(const GemmProblem& problem);
+  GemmPlan plan_gemm(const GemmProblem& problem, const GemmConfig& config);
+  // Compiles the kernel plan_gemm would use, without a GPU (TILEJIT_ARCH or RuntimeOptions::arch).
+  CompiledKernelInfo compile_gemm(const GemmProblem& problem, const GemmConfig* config = nullptr);
+
   RuntimeStats stats() const;
 
   struct Impl;

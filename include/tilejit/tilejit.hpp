@@ -4,5 +4,6 @@
 #include <tilejit/dtype.hpp>
 #include <tilejit/elementwise.hpp>
 #include <tilejit/error.hpp>
+#include <tilejit/gemm.hpp>
 #include <tilejit/runtime.hpp>
 #include <tilejit/version.hpp>

@@ -19,7 +19,10 @@ int main(int argc, char** argv) {
   compile->require_subcommand(1);
   cli::register_elementwise(app, *compile, action);
   cli::register_demo(app, action);
-  cli::register_bench(app, action);
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (GPU timings beside a same-run reference)");
+  bench->require_subcommand(1);
+  cli::register_bench(*bench, action);
+  cli::register_gemm(app, *compile, *bench, action);
   cli::register_cache(app, action);
   try {
     app.parse(argc, argv);

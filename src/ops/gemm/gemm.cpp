@@ -1,0 +1,335 @@
+// GEMM: problem validation, code generation, plans and the launch path.
+#include "ops/gemm/gemm_internal.hpp"
+
+#include "jit/driver.hpp"
+#include "ops/elementwise/codegen.hpp"
+#include "util/log.hpp"
+
+#include <tilejit/error.hpp>
+#include <tilejit/gemm.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <map>
+
+namespace tilejit {
+namespace {
+
+bool is_gemm_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
+
+// Rows and columns of an operand as stored: A is m x k, B k x n, C and D m x n.
+void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, bool needed) {
+  if (!is_gemm_float(r.dtype))
+    throw InvalidArgument(fmt::format("GEMM {}: dtype {} is not supported (f32, f16 or bf16)", name, dtype_name(r.dtype)));
+  const std::int64_t min_ld = std::max<std::int64_t>(1, r.layout == Layout::row_major ? cols : rows);
+  if (r.ld < min_ld)
+    throw InvalidArgument(fmt::format("GEMM {}: leading dimension {} is smaller than {} ({}-major {}x{})", name, r.ld, min_ld,
+                                      layout_name(r.layout), rows, cols));
+  if (r.batch_stride < 0) throw InvalidArgument(fmt::format("GEMM {}: negative batch stride {}", name, r.batch_stride));
+  if (needed && r.ptr == 0) throw InvalidArgument(fmt::format("GEMM {}: null pointer", name));
+  if (r.ptr % dtype_size(r.dtype) != 0)
+    throw InvalidArgument(fmt::format("GEMM {}: pointer 0x{:x} is not aligned to its {}-byte elements", name, r.ptr, dtype_size(r.dtype)));
+}
+
+}  // namespace
+
+namespace ops {
+
+GemmProblem normalized(const GemmProblem& in) {
+  GemmProblem p = in;
+  auto tight = [](MatrixRef& r, std::int64_t rows, std::int64_t cols) {
+    if (r.ld == 0) r.ld = std::max<std::int64_t>(1, r.layout == Layout::row_major ? cols : rows);
+  };
+  tight(p.a, p.m, p.k);
+  tight(p.b, p.k, p.n);
+  tight(p.d, p.m, p.n);
+  if (p.c.ptr == 0) {
+    // No C: beta applies to D itself (C aliases D).
+    CUdeviceptr keep = p.c.ptr;
+    p.c = p.d;
+    if (p.beta == 0.f) p.c.ptr = keep;
+  }
+  tight(p.c, p.m, p.n);
+  return p;
+}
+
+}  // namespace ops
+
+void validate_gemm(const GemmProblem& in) {
+  const GemmProblem p = ops::normalized(in);
+  if (p.m < 0 || p.n < 0 || p.k < 0)
+    throw InvalidArgument(fmt::format("GEMM: sizes must not be negative (m={}, n={}, k={})", p.m, p.n, p.k));
+  if (p.batch < 1 || p.batch > 65535) throw InvalidArgument(fmt::format("GEMM: batch {} must be between 1 and 65535", p.batch));
+  if (p.a.dtype != p.b.dtype)
+    throw InvalidArgument(fmt::format("GEMM: A is {} and B is {}; A and B must have one dtype", dtype_name(p.a.dtype), dtype_name(p.b.dtype)));
+  if (p.math == MathMode::tf32 && p.a.dtype != DType::f32)
+    throw InvalidArgument(fmt::format("GEMM: MathMode::tf32 applies to f32 inputs, not {}", dtype_name(p.a.dtype)));
+  const bool any = p.m > 0 && p.n > 0;
+  check_matrix("A", p.a, p.m, p.k, any && p.k > 0);
+  check_matrix("B", p.b, p.k, p.n, any && p.k > 0);
+  check_matrix("D", p.d, p.m, p.n, any);
+  if (p.beta != 0.f) check_matrix("C", p.c, p.m, p.n, any);
+  if (p.beta != 0.f && p.c.ptr == p.d.ptr &&
+      (p.c.layout != p.d.layout || p.c.ld != p.d.ld || p.c.batch_stride != p.d.batch_stride || p.c.dtype != p.d.dtype))
+    throw InvalidArgument("GEMM: C aliases D with another dtype, layout, leading dimension or batch stride; each output "
+                          "element must be read and written at the same place");
+  if (p.epilogue.bias && !is_gemm_float(p.epilogue.bias_dtype))
+    throw InvalidArgument(fmt::format("GEMM bias: dtype {} is not supported (f32, f16 or bf16)", dtype_name(p.epilogue.bias_dtype)));
+  if (p.epilogue.bias % dtype_size(p.epilogue.bias_dtype) != 0)
+    throw InvalidArgument("GEMM bias: pointer not aligned to its elements");
+  if ((p.m + 15) / 16 * ((p.n + 15) / 16) > std::numeric_limits<int>::max())
+    throw InvalidArgument(fmt::format("GEMM: {}x{} outputs are too many tiles for one launch", p.m, p.n));
+}
+
+namespace ops {
+
+jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, const GemmVariant& v, const std::string& arch) {
+  const GemmConfig& c = v.config;
+  const bool simt = c.kind == GemmKind::simt;
+  int lm = 0, ln = 0;
+  if (simt) simt_lanes(c, lm, ln);
+  const std::string kernel = simt ? "gemm_simt" : "gemm_mma";
+  const std::string source = fmt::format(
+      "// tilejit gemm {} {}\n"
+      "#include \"{}.cuh\"\n\n"
+      "namespace tilejit_gen {{\n"
+      "struct gemm_cfg {{\n"
+      "  using TA = {}; using TB = {}; using TC = {}; using TD = {}; using TBias = {};\n"
+      "  static constexpr int BM = {}, BN = {}, BK = {}, WM = {}, WN = {}, STAGES = {};\n"
+      "  static constexpr int LM = {}, LN = {};\n"
+      "  static constexpr bool A_ROW = {}, B_ROW = {}, C_ROW = {}, D_ROW = {};\n"
+      "  static constexpr int A_VEC = {}, B_VEC = {};\n"
+      "  static constexpr bool HAS_BIAS = {};\n"
+      "  static constexpr int ACT = {};\n"
+      "}};\n"
+      "}}  // namespace tilejit_gen\n",
+      kernel, c.to_string(), kernel, device_type(p.a.dtype), device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype),
+      device_type(p.epilogue.bias_dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln, p.a.layout == Layout::row_major,
+      p.b.layout == Layout::row_major, p.c.layout == Layout::row_major, p.d.layout == Layout::row_major, v.a_vec, v.b_vec,
+      p.epilogue.bias != 0, static_cast<int>(p.epilogue.activation));
+  jit::KernelRequest r;
+  r.family = "gemm";
+  r.arch = arch;
+  const char la = p.a.layout == Layout::row_major ? 'N' : 'T', lb = p.b.layout == Layout::row_major ? 'N' : 'T';
+  r.compile.program_name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}", kernel, dtype_name(p.a.dtype),
+                                       p.a.dtype == DType::f32 && !simt ? "tf32" : "", la, lb, c.bm, c.bn, c.bk, c.wm, c.wn,
+                                       c.stages, v.a_vec, v.b_vec, p.epilogue.bias ? "_bias" : "",
+                                       p.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(p.epilogue.activation)));
+  r.compile.entry_template = kernel + ".cuh";
+  r.compile.source = source;
+  r.compile.name_expression = fmt::format("tilejit::{}_kernel<tilejit_gen::gemm_cfg>", kernel);
+  r.compile.options = rt.compiler.options(arch);
+  r.dtypes = fmt::format("{},{}->{}", dtype_name(p.a.dtype), dtype_name(p.b.dtype), dtype_name(p.d.dtype));
+  r.config = fmt::format("{} layout={}{} vec={}x{}", c.to_string(), la, lb, v.a_vec, v.b_vec);
+  return r;
+}
+
+}  // namespace ops
+
+namespace detail {
+
+struct GemmPlanState {
+  struct Loaded {
+    std::shared_ptr<jit::Kernel> kernel;
+    CUfunction fn = nullptr;
+  };
+  std::shared_ptr<Runtime::Impl> rt;
+  GemmProblem problem;  // normalized
+  GemmConfig config;
+  int smem = 0;
+  ops::GemmParams params{};
+  unsigned grid_x = 1, grid_y = 1, threads = 32;
+  ops::GemmVariant own;  // the variant for the plan's pointers
+  std::atomic<CUfunction> own_fn{nullptr};
+  std::mutex mutex;
+  std::map<std::pair<int, int>, Loaded> variants;
+
+  jit::KernelRequest request(const ops::GemmVariant& v, const std::string& arch) const { return ops::gemm_request(*rt, problem, v, arch); }
+  std::string arch() const { return rt->arch(false); }
+
+  std::shared_ptr<jit::Kernel> kernel(const ops::GemmVariant& v, bool* compiled = nullptr) {
+    std::lock_guard lock(mutex);
+    auto& slot = variants[{v.a_vec, v.b_vec}];
+    if (!slot.kernel) slot.kernel = rt->cache.get(request(v, arch()), compiled);
+    return slot.kernel;
+  }
+
+  CUfunction function(const ops::GemmVariant& v) {
+    auto k = kernel(v);
+    std::lock_guard lock(mutex);
+    auto& slot = variants[{v.a_vec, v.b_vec}];
+    if (!slot.fn) {
+      CUfunction fn = k->function(rt->device_ordinal);
+      jit::check(jit::driver().cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", rt->device_ordinal, k->request().compile.program_name);
+      slot.fn = fn;
+    }
+    return slot.fn;
+  }
+
+  void launch(CUfunction fn, const ops::GemmParams& p, CUstream stream, const char* what) const {
+    void* args[] = {const_cast<ops::GemmParams*>(&p)};
+    jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
+               "cuLaunchKernel", rt->device_ordinal, what);
+  }
+};
+
+}  // namespace detail
+
+namespace {
+
+std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runtime::Impl>& rt, const GemmProblem& in,
+                                                      const GemmConfig* forced) {
+  validate_gemm(in);
+  auto s = std::make_shared<detail::GemmPlanState>();
+  s->rt = rt;
+  s->problem = ops::normalized(in);
+  const GemmProblem& p = s->problem;
+  const std::string arch = rt->arch(false);
+  if (forced) {
+    s->config = *forced;
+  } else if (rt->settings.gemm_config) {
+    try {
+      s->config = GemmConfig::parse(*rt->settings.gemm_config);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(fmt::format("TILEJIT_GEMM_CONFIG: {}", e.what()));
+    }
+    util::log().debug("GEMM {}x{}x{}: config {} forced by TILEJIT_GEMM_CONFIG", p.m, p.n, p.k, s->config.to_string());
+  } else {
+    const int sms = rt->device_state().ok ? rt->device_state().info.multiprocessors : 132;
+    std::string why;
+    s->config = choose_gemm_config(p, arch, sms, &why);
+    util::log().debug("GEMM {}x{}x{} {} {}{}: heuristic chose {} ({})", p.m, p.n, p.k, dtype_name(p.a.dtype),
+                      layout_name(p.a.layout), layout_name(p.b.layout), s->config.to_string(), why);
+  }
+  validate_gemm_config(s->config, p, arch);
+  s->smem = ops::gemm_shared_bytes(s->config, p);
+  s->own = ops::gemm_variant(s->config, p);
+  const GemmConfig& c = s->config;
+  const long long tiles_m = (p.m + c.bm - 1) / c.bm, tiles_n = (p.n + c.bn - 1) / c.bn;
+  s->grid_x = static_cast<unsigned>(std::max<long long>(1, tiles_m * tiles_n));
+  s->grid_y = static_cast<unsigned>(p.batch);
+  s->threads = static_cast<unsigned>(c.threads());
+  auto& q = s->params;
+  q.a = reinterpret_cast<const void*>(p.a.ptr);
+  q.b = reinterpret_cast<const void*>(p.b.ptr);
+  q.c = reinterpret_cast<const void*>(p.c.ptr);
+  q.d = reinterpret_cast<void*>(p.d.ptr);
+  q.bias = reinterpret_cast<const void*>(p.epilogue.bias);
+  q.m = p.m, q.n = p.n, q.k = p.k;
+  q.lda = p.a.ld, q.ldb = p.b.ld, q.ldc = p.c.ld, q.ldd = p.d.ld;
+  q.stride_a = p.a.batch_stride, q.stride_b = p.b.batch_stride, q.stride_c = p.c.batch_stride, q.stride_d = p.d.batch_stride;
+  q.alpha = p.alpha, q.beta = p.beta;
+  q.tiles_m = static_cast<int>(tiles_m), q.tiles_n = static_cast<int>(tiles_n);
+  return s;
+}
+
+std::uint64_t gemm_signature(const GemmProblem& p, bool forced_config) {
+  // Everything but the pointers (which only pick an alignment variant inside the plan).
+  struct Sig {
+    std::int64_t m, n, k, batch;
+    std::int64_t ld[4], stride[4];
+    std::uint8_t dtype[5], layout[4], act, math, has_bias, beta_nonzero;
+    float alpha, beta;
+  } s{};
+  s.m = p.m, s.n = p.n, s.k = p.k, s.batch = p.batch;
+  const MatrixRef* r[4] = {&p.a, &p.b, &p.c, &p.d};
+  for (int i = 0; i < 4; ++i) {
+    s.ld[i] = r[i]->ld, s.stride[i] = r[i]->batch_stride;
+    s.dtype[i] = static_cast<std::uint8_t>(r[i]->dtype), s.layout[i] = static_cast<std::uint8_t>(r[i]->layout);
+  }
+  s.dtype[4] = static_cast<std::uint8_t>(p.epilogue.bias_dtype);
+  s.act = static_cast<std::uint8_t>(p.epilogue.activation);
+  s.math = static_cast<std::uint8_t>(p.math);
+  s.has_bias = p.epilogue.bias != 0;
+  s.beta_nonzero = forced_config;
+  s.alpha = p.alpha, s.beta = p.beta;
+  return XXH3_64bits(&s, sizeof(s));
+}
+
+}  // namespace
+
+// ---- the launch path ---------------------------------------------------------------------------
+
+void GemmPlan::run(CUstream stream) const {
+  detail::GemmPlanState& s = *state_;
+  const GemmProblem& p = s.problem;
+  if (p.m == 0 || p.n == 0) return;
+  jit::make_current(s.rt->context(), s.rt->device_ordinal);
+  CUfunction fn = s.own_fn.load(std::memory_order_acquire);
+  if (!fn) {
+    fn = s.function(s.own);
+    s.own_fn.store(fn, std::memory_order_release);
+  }
+  s.launch(fn, s.params, stream, "gemm");
+}
+
+void GemmPlan::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, CUstream stream) const {
+  detail::GemmPlanState& s = *state_;
+  GemmProblem p = s.problem;
+  if (a) p.a.ptr = a;
+  if (b) p.b.ptr = b;
+  if (d) p.d.ptr = d;
+  if (c) p.c.ptr = c;
+  else if (d && s.problem.c.ptr == s.problem.d.ptr) p.c.ptr = d;
+  validate_gemm(p);
+  if (p.m == 0 || p.n == 0) return;
+  ops::GemmParams q = s.params;
+  q.a = reinterpret_cast<const void*>(p.a.ptr);
+  q.b = reinterpret_cast<const void*>(p.b.ptr);
+  q.c = reinterpret_cast<const void*>(p.c.ptr);
+  q.d = reinterpret_cast<void*>(p.d.ptr);
+  jit::make_current(s.rt->context(), s.rt->device_ordinal);
+  s.launch(s.function(ops::gemm_variant(s.config, p)), q, stream, "gemm");
+}
+
+const GemmConfig& GemmPlan::config() const { return state_->config; }
+const GemmProblem& GemmPlan::problem() const { return state_->problem; }
+
+GemmPlan Runtime::plan_gemm(const GemmProblem& problem) { return GemmPlan(make_gemm_plan(impl_, problem, nullptr)); }
+GemmPlan Runtime::plan_gemm(const GemmProblem& problem, const GemmConfig& config) {
+  return GemmPlan(make_gemm_plan(impl_, problem, &config));
+}
+
+void Runtime::gemm(const GemmProblem& problem, CUstream stream) {
+  const std::uint64_t h = gemm_signature(problem, false);
+  std::shared_ptr<detail::GemmPlanState> state;
+  {
+    std::lock_guard lock(impl_->plans_mutex);
+    auto it = impl_->gemm_plans.find(h);
+    if (it != impl_->gemm_plans.end()) state = it->second;
+  }
+  if (!state) {
+    state = make_gemm_plan(impl_, problem, nullptr);
+    std::lock_guard lock(impl_->plans_mutex);
+    impl_->gemm_plans[h] = state;
+  } else {
+    impl_->cache.note_memory_hit();
+  }
+  GemmPlan(state).run(problem.a.ptr, problem.b.ptr, problem.c.ptr, problem.d.ptr, stream);
+}
+
+CompiledKernelInfo Runtime::compile_gemm(const GemmProblem& problem, const GemmConfig* config) {
+  auto s = make_gemm_plan(impl_, problem, config);
+  bool compiled = false;
+  auto kernel = s->kernel(s->own, &compiled);
+  const auto& req = kernel->request();
+  CompiledKernelInfo info;
+  info.program_name = req.compile.program_name;
+  info.kernel_name = req.compile.name_expression;
+  info.lowered_name = kernel->compiled().lowered_name;
+  info.arch = req.arch;
+  info.key = kernel->key().hash.hex();
+  info.options = req.compile.options;
+  info.source = req.compile.source;
+  info.from_cache = !compiled;
+  info.compile_ms = compiled ? kernel->compiled().compile_ms : 0;
+  info.cubin_bytes = kernel->compiled().cubin.size();
+  return info;
+}
+
+}  // namespace tilejit

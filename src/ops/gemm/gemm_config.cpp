@@ -1,0 +1,214 @@
+// GEMM configurations: the string form, presets, validation rules and the heuristic.
+#include "ops/gemm/gemm_internal.hpp"
+
+#include "util/log.hpp"
+
+#include <tilejit/error.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace tilejit {
+namespace {
+
+constexpr GemmConfig kPuzzle33{GemmKind::mma, 128, 64, 32, 32, 32, 1};
+constexpr GemmConfig kPuzzle33Tiled{GemmKind::simt, 32, 32, 32, 1, 32, 1};
+
+[[noreturn]] void bad_config(std::string_view text, std::string_view why) {
+  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES (e.g. mma:128x64x32:32x32:1) "
+                                    "with KIND simt or mma, or a preset (puzzle33, puzzle33-tiled)",
+                                    text, why));
+}
+
+std::vector<int> numbers(std::string_view text, std::string_view part, char sep, std::size_t count) {
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (start <= part.size()) {
+    std::size_t end = part.find(sep, start);
+    if (end == std::string_view::npos) end = part.size();
+    int v = 0;
+    auto [ptr, ec] = std::from_chars(part.data() + start, part.data() + end, v);
+    if (ec != std::errc() || ptr != part.data() + end || start == end) bad_config(text, fmt::format("'{}' is not a number list", part));
+    out.push_back(v);
+    start = end + 1;
+  }
+  if (out.size() != count) bad_config(text, fmt::format("'{}' needs {} numbers", part, count));
+  return out;
+}
+
+[[noreturn]] void broken(const GemmConfig& c, const std::string& rule) {
+  throw InvalidArgument(fmt::format("GEMM config {} is invalid: {}", c.to_string(), rule));
+}
+
+}  // namespace
+
+std::string_view layout_name(Layout l) noexcept { return l == Layout::row_major ? "row" : "col"; }
+std::string_view activation_name(Activation a) noexcept {
+  switch (a) {
+    case Activation::none: return "none";
+    case Activation::relu: return "relu";
+    case Activation::gelu: return "gelu";
+    case Activation::silu: return "silu";
+  }
+  return "?";
+}
+
+std::string GemmConfig::to_string() const {
+  return fmt::format("{}:{}x{}x{}:{}x{}:{}", kind == GemmKind::simt ? "simt" : "mma", bm, bn, bk, wm, wn, stages);
+}
+
+GemmConfig GemmConfig::parse(std::string_view text) {
+  if (text == "puzzle33") return kPuzzle33;
+  if (text == "puzzle33-tiled") return kPuzzle33Tiled;
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = text.find(':', start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  if (parts.size() != 4) bad_config(text, "it has not four ':'-separated parts");
+  GemmConfig c;
+  if (parts[0] == "simt") c.kind = GemmKind::simt;
+  else if (parts[0] == "mma") c.kind = GemmKind::mma;
+  else if (parts[0] == "wgmma") bad_config(text, "kind 'wgmma' is not available in this version");
+  else bad_config(text, fmt::format("unknown kind '{}'", parts[0]));
+  auto tile = numbers(text, parts[1], 'x', 3);
+  auto warp = numbers(text, parts[2], 'x', 2);
+  auto stages = numbers(text, parts[3], 'x', 1);
+  c.bm = tile[0], c.bn = tile[1], c.bk = tile[2], c.wm = warp[0], c.wn = warp[1], c.stages = stages[0];
+  return c;
+}
+
+namespace ops {
+
+int arch_shared_memory_limit(const std::string& arch) {
+  // Opt-in maximum per block: sm_80/87 163 KB, sm_86/89 99 KB, sm_90 and later 227 KB.
+  int cc = 0;
+  std::from_chars(arch.data() + 3, arch.data() + arch.size(), cc);
+  if (cc >= 90) return 227 * 1024;
+  if (cc == 80 || cc == 87) return 163 * 1024;
+  return 99 * 1024;
+}
+
+void simt_lanes(const GemmConfig& c, int& lm, int& ln) {
+  lm = ln = 0;
+  int best = 1 << 30;
+  for (int l = 1; l <= 32; l *= 2) {
+    const int m = 32 / l;  // l lanes along n, m along m
+    if (c.wm % m || c.wn % l) continue;
+    const int tm = c.wm / m, tn = c.wn / l, score = std::abs(tm - tn);
+    if (score < best || (score == best && l > ln)) best = score, lm = m, ln = l;
+  }
+}
+
+int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
+  const int es = static_cast<int>(dtype_size(p.a.dtype));
+  if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
+  const bool tf32 = p.a.dtype == DType::f32;
+  const bool a_k = p.a.layout == Layout::row_major, b_k = p.b.layout == Layout::col_major;
+  auto tile = [&](int outer, int inner, bool scalar) { return outer * (inner * es + (scalar ? 32 : 16)); };
+  const int a = a_k ? tile(c.bm, c.bk, false) : tile(c.bk, c.bm, tf32);
+  const int b = b_k ? tile(c.bn, c.bk, false) : tile(c.bk, c.bn, tf32);
+  return c.stages * (a + b);
+}
+
+GemmVariant gemm_variant(const GemmConfig& c, const GemmProblem& p) {
+  GemmVariant v{c, 0, 0};
+  const int es = static_cast<int>(dtype_size(p.a.dtype));
+  auto widest = [&](const MatrixRef& r, int candidates_from) {
+    for (int bytes = candidates_from; bytes >= 4; bytes /= 2) {
+      const bool ok = r.ptr % bytes == 0 && (r.ld * es) % bytes == 0 && (p.batch <= 1 || (r.batch_stride * es) % bytes == 0);
+      if (ok && bytes >= es) return bytes;
+    }
+    return es;
+  };
+  if (c.kind == GemmKind::mma) {
+    v.a_vec = widest(p.a, 16);
+    v.b_vec = widest(p.b, 16);
+    // The chunks of each tile must divide among the threads; narrow until they do.
+    auto fits = [&](int vec, int elems) { return (elems / (vec / es)) % c.threads() == 0; };
+    while (v.a_vec > es && !fits(v.a_vec, c.bm * c.bk)) v.a_vec /= 2;
+    while (v.b_vec > es && !fits(v.b_vec, c.bn * c.bk)) v.b_vec /= 2;
+  } else {
+    auto vec4 = [&](const MatrixRef& r, int contiguous_extent) {
+      return p.a.dtype == DType::f32 && widest(r, 16) == 16 && contiguous_extent % 4 == 0 ? 4 : 1;
+    };
+    v.a_vec = vec4(p.a, p.a.layout == Layout::row_major ? c.bk : c.bm);
+    v.b_vec = vec4(p.b, p.b.layout == Layout::row_major ? c.bn : c.bk);
+    if ((c.bm * c.bk) % (c.threads() * v.a_vec)) v.a_vec = 1;
+    if ((c.bk * c.bn) % (c.threads() * v.b_vec)) v.b_vec = 1;
+  }
+  return v;
+}
+
+}  // namespace ops
+
+void validate_gemm_config(const GemmConfig& c, const GemmProblem& p, const std::string& arch) {
+  if (c.bm <= 0 || c.bn <= 0 || c.bk <= 0 || c.wm <= 0 || c.wn <= 0) broken(c, "tile sizes must be positive");
+  if (c.bm % c.wm != 0) broken(c, fmt::format("WM={} does not divide BM={}", c.wm, c.bm));
+  if (c.bn % c.wn != 0) broken(c, fmt::format("WN={} does not divide BN={}", c.wn, c.bn));
+  const int threads = c.threads();
+  if (threads > 1024) broken(c, fmt::format("{} warps make {} threads per block, more than 1024", threads / 32, threads));
+  if (c.stages < 1 || c.stages > 8) broken(c, fmt::format("stages={} must be between 1 and 8", c.stages));
+  const bool tf32 = p.a.dtype == DType::f32 && p.math == MathMode::tf32;
+  if (c.kind == GemmKind::mma) {
+    if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)
+      broken(c, "kind mma needs f16, bf16 or tf32 inputs; f32 with MathMode::exact runs on kind simt");
+    if (c.wm % 16 != 0 || c.wn % 16 != 0) broken(c, fmt::format("mma warp tiles are multiples of 16x16, not {}x{}", c.wm, c.wn));
+    const int mma_k = tf32 ? 8 : 16;
+    if (c.bk % mma_k != 0) broken(c, fmt::format("BK={} must be a multiple of the mma K ({} for {})", c.bk, mma_k, tf32 ? "tf32" : dtype_name(p.a.dtype)));
+    const int es = static_cast<int>(dtype_size(p.a.dtype));
+    if ((c.bm * c.bk) % threads || (c.bn * c.bk) % threads)
+      broken(c, fmt::format("the A ({}x{}) and B ({}x{}) tiles must divide among the {} threads", c.bm, c.bk, c.bk, c.bn, threads));
+    const int inner_a = p.a.layout == Layout::row_major ? c.bk : c.bm, inner_b = p.b.layout == Layout::col_major ? c.bk : c.bn;
+    if ((inner_a * es) % 16 || (inner_b * es) % 16)
+      broken(c, "the tile rows that are contiguous in memory must be a multiple of 16 bytes");
+    const int accumulators = (c.wm / 16) * (c.wn / 8) * 4;
+    if (accumulators > 128) broken(c, fmt::format("a {}x{} warp tile needs {} accumulator registers per thread, at most 128 fit", c.wm, c.wn, accumulators));
+  } else {
+    if (tf32) broken(c, "kind simt computes in exact f32; MathMode::tf32 needs kind mma");
+    int lm, ln;
+    ops::simt_lanes(c, lm, ln);
+    if (lm == 0) broken(c, fmt::format("no layout of 32 lanes divides the {}x{} warp tile", c.wm, c.wn));
+    if ((c.wm / lm) * (c.wn / ln) > 128) broken(c, fmt::format("the {}x{} per-thread tile exceeds 128 registers", c.wm / lm, c.wn / ln));
+    if ((c.bm * c.bk) % threads || (c.bn * c.bk) % threads)
+      broken(c, fmt::format("the A ({}x{}) and B ({}x{}) tiles must divide among the {} threads", c.bm, c.bk, c.bk, c.bn, threads));
+  }
+  const int smem = ops::gemm_shared_bytes(c, p), limit = ops::arch_shared_memory_limit(arch);
+  if (smem > limit) broken(c, fmt::format("it needs {} bytes of shared memory, more than the {} an {} block may use", smem, limit, arch));
+}
+
+GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int sms, std::string* why) {
+  const long long tiles128 = ((p.m + 127) / 128) * ((p.n + 127) / 128) * std::max<std::int64_t>(1, p.batch);
+  std::string reason;
+  GemmConfig c;
+  if (p.a.dtype == DType::f32 && p.math == MathMode::exact) {
+    // fp32 SIMT: 128x128 tiles of 8x8 per thread when there are enough of them to fill the device.
+    if (tiles128 >= sms) c = {GemmKind::simt, 128, 128, 8, 64, 32, 2}, reason = "exact f32: 128x128 SIMT tiles fill the device";
+    else c = {GemmKind::simt, 64, 64, 8, 32, 16, 2}, reason = fmt::format("exact f32: {} 128x128 tiles < {} SMs, 64x64 tiles", tiles128, sms);
+  } else {
+    const bool tf32 = p.a.dtype == DType::f32;
+    const int bk = tf32 ? 16 : 32;
+    if (tiles128 >= 2 * sms && p.n >= 256) {
+      c = {GemmKind::mma, 128, 256, bk, 64, 64, tf32 ? 3 : 4};
+      reason = "large problem: 128x256 tiles, 8 warps of 64x64, deep cp.async pipeline";
+    } else if (tiles128 >= sms) {
+      c = {GemmKind::mma, 128, 128, bk, 64, 32, 4};
+      reason = "medium problem: 128x128 tiles fill the device";
+    } else {
+      c = {GemmKind::mma, 64, 64, bk, 32, 32, 4};
+      reason = fmt::format("small problem ({} 128x128 tiles for {} SMs): 64x64 tiles", tiles128, sms);
+    }
+  }
+  // Tiles must fit the target's shared memory (e.g. 99 KB on sm_86).
+  while (ops::gemm_shared_bytes(c, p) > ops::arch_shared_memory_limit(arch) && c.stages > 2) --c.stages;
+  if (why) *why = reason;
+  return c;
+}
+
+}  // namespace tilejit

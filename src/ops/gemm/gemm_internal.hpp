@@ -1,0 +1,51 @@
+// GEMM internals shared by validation, heuristics, code generation and the launch path.
+#pragma once
+
+#include "jit/kernel_cache.hpp"
+#include "runtime_impl.hpp"
+
+#include <tilejit/gemm.hpp>
+
+#include <string>
+
+namespace tilejit::ops {
+
+// Host mirror of tilejit::gemm_params in kernels_templates/tilejit/gemm_common.cuh.
+struct GemmParams {
+  const void* a;
+  const void* b;
+  const void* c;
+  void* d;
+  const void* bias;
+  long long m, n, k;
+  long long lda, ldb, ldc, ldd;
+  long long stride_a, stride_b, stride_c, stride_d;
+  float alpha, beta;
+  int tiles_m, tiles_n;
+};
+static_assert(sizeof(GemmParams) == 144, "must match gemm_params in gemm_common.cuh");
+
+// A problem with its leading dimensions resolved (0 -> tight) and its C defaulted to D.
+GemmProblem normalized(const GemmProblem& p);
+
+// Everything that makes one kernel: the problem's types and layouts, the tiles, and how each operand
+// is copied from global memory (bytes per copy, from the pointers' and leading dimensions' alignment).
+struct GemmVariant {
+  GemmConfig config;
+  int a_vec = 0, b_vec = 0;
+  // mma: 16, 8 or 4 (cp.async) or the element size; simt: elements per load (4 or 1).
+  friend bool operator==(const GemmVariant&, const GemmVariant&) = default;
+};
+
+// Shared memory a configuration uses for a problem's dtype (must mirror the templates).
+int gemm_shared_bytes(const GemmConfig& cfg, const GemmProblem& p);
+// The lane layout of a SIMT warp tile: LM x LN lanes, as square as possible per thread.
+void simt_lanes(const GemmConfig& cfg, int& lm, int& ln);
+// The widest global copy the operands' alignment allows for this configuration.
+GemmVariant gemm_variant(const GemmConfig& cfg, const GemmProblem& p);
+
+jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, const GemmVariant& v, const std::string& arch);
+// Maximum dynamic shared memory per block of an arch, for validation without a device.
+int arch_shared_memory_limit(const std::string& arch);
+
+}  // namespace tilejit::ops

@@ -1,0 +1,161 @@
+// GEMM on the GPU against a float64 host reference: every dtype and math mode x layout x odd sizes,
+// batches, alpha/beta, bias, each activation, C aliasing D, K = 0, several configurations.
+#include "gemm_case.hpp"
+#include "test_support.hpp"
+
+#include <tilejit/tilejit.hpp>
+
+#include <random>
+
+namespace tilejit {
+namespace {
+
+struct Math {
+  DType dtype;
+  MathMode math;
+  const char* name;
+};
+constexpr Math kMaths[] = {{DType::f32, MathMode::exact, "f32"}, {DType::f32, MathMode::tf32, "tf32"},
+                           {DType::f16, MathMode::exact, "f16"}, {DType::bf16, MathMode::exact, "bf16"}};
+constexpr const char* kLayouts[] = {"NN", "NT", "TN", "TT"};
+
+GemmProblem shape(const Math& m, const std::string& layout, std::int64_t M, std::int64_t N, std::int64_t K) {
+  GemmProblem p;
+  p.m = M, p.n = N, p.k = K;
+  p.a = {0, m.dtype, layout[0] == 'N' ? Layout::row_major : Layout::col_major};
+  p.b = {0, m.dtype, layout[1] == 'N' ? Layout::row_major : Layout::col_major};
+  p.d = {0, m.dtype, Layout::row_major};
+  p.math = m.math;
+  return p;
+}
+
+std::uint64_t fresh_seed() { return std::random_device{}(); }
+
+void expect_correct(Runtime& rt, GemmProblem p, bool bias = false, const GemmConfig* cfg = nullptr, bool separate_c = true) {
+  cli::GemmCase gc(rt, p, bias, fresh_seed(), separate_c);
+  GemmPlan plan = cfg ? rt.plan_gemm(gc.problem, *cfg) : rt.plan_gemm(gc.problem);
+  plan.run();
+  rt.synchronize();
+  const double err = gc.relative_error();
+  EXPECT_LE(err, cli::gemm_tolerance(gc.problem))
+      << p.m << "x" << p.n << "x" << p.k << " batch " << p.batch << " " << dtype_name(p.a.dtype) << (p.math == MathMode::tf32 ? "/tf32" : "")
+      << " " << layout_name(p.a.layout) << layout_name(p.b.layout) << " config " << plan.config().to_string();
+}
+
+class GemmGpu : public ::testing::TestWithParam<std::tuple<int, int>> {
+ protected:
+  void SetUp() override { TILEJIT_REQUIRE_GPU(rt); }
+  Runtime rt;
+};
+
+TEST_P(GemmGpu, OddSizes) {
+  const Math& m = kMaths[std::get<0>(GetParam())];
+  const std::string layout = kLayouts[std::get<1>(GetParam())];
+  for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {7, 13, 5}, {13, 7, 33}, {65, 130, 257}, {1000, 1000, 1000}})
+    expect_correct(rt, shape(m, layout, M, N, K));
+}
+
+TEST_P(GemmGpu, Unaligned4095) {
+  const Math& m = kMaths[std::get<0>(GetParam())];
+  expect_correct(rt, shape(m, kLayouts[std::get<1>(GetParam())], 4095, 4095, 4095));
+}
+
+TEST_P(GemmGpu, BatchAlphaBetaBiasActivations) {
+  const Math& m = kMaths[std::get<0>(GetParam())];
+  const std::string layout = kLayouts[std::get<1>(GetParam())];
+  GemmProblem p = shape(m, layout, 96, 80, 72);
+  p.batch = 3;
+  p.a.batch_stride = 96 * 72 + 5;  // strides larger than one matrix
+  p.b.batch_stride = 72 * 80 + 3;
+  p.d.batch_stride = 96 * 80 + 7;
+  p.alpha = 0.75f;
+  p.beta = -1.25f;
+  p.c = p.d;
+  p.c.dtype = m.dtype == DType::f32 ? DType::f32 : DType::bf16;
+  for (Activation act : {Activation::none, Activation::relu, Activation::gelu, Activation::silu}) {
+    p.epilogue.activation = act;
+    expect_correct(rt, p, true);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(MathsAndLayouts, GemmGpu, ::testing::Combine(::testing::Range(0, 4), ::testing::Range(0, 4)),
+                         [](const auto& param_info) {
+                           return std::string(kMaths[std::get<0>(param_info.param)].name) + "_" + kLayouts[std::get<1>(param_info.param)];
+                         });
+
+class GemmGpuMisc : public ::testing::Test {
+ protected:
+  void SetUp() override { TILEJIT_REQUIRE_GPU(rt); }
+  Runtime rt;
+};
+
+TEST_F(GemmGpuMisc, CAliasesDAndKZero) {
+  GemmProblem p = shape(kMaths[3], "NT", 100, 60, 40);
+  p.beta = 0.5f;
+  expect_correct(rt, p, false, nullptr, /*separate_c=*/false);  // D = A B + 0.5 D in place
+  p.k = 0;  // D = beta * C + bias
+  expect_correct(rt, p, true, nullptr, false);
+  GemmProblem empty = shape(kMaths[0], "NN", 0, 10, 10);
+  cli::GemmCase gc(rt, shape(kMaths[0], "NN", 1, 1, 1), false, 1);
+  empty.a = gc.problem.a, empty.b = gc.problem.b, empty.d = gc.problem.d;
+  EXPECT_NO_THROW(rt.gemm(empty));  // M = 0: nothing to do
+}
+
+TEST_F(GemmGpuMisc, EveryKindAndPreset) {
+  for (const char* cfg : {"puzzle33", "mma:128x256x32:64x64:4", "mma:64x64x16:32x32:2", "mma:128x128x32:64x32:3"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    for (const Math* m : {&kMaths[1], &kMaths[2], &kMaths[3]}) {
+      if (m->dtype == DType::f32 && c.bk % 8) continue;
+      expect_correct(rt, shape(*m, "NN", 300, 520, 200), false, &c);
+      expect_correct(rt, shape(*m, "TT", 300, 520, 200), false, &c);
+    }
+  }
+  for (const char* cfg : {"puzzle33-tiled", "simt:128x128x8:64x32:2", "simt:64x64x8:32x16:2", "simt:128x128x16:64x32:1"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    for (const Math* m : {&kMaths[0], &kMaths[3]}) {
+      expect_correct(rt, shape(*m, "NN", 300, 520, 200), false, &c);
+      expect_correct(rt, shape(*m, "TN", 300, 520, 200), false, &c);
+    }
+  }
+}
+
+TEST_F(GemmGpuMisc, MixedOutputDtypesAndLeadingDimensions) {
+  GemmProblem p = shape(kMaths[2], "TN", 130, 66, 70);
+  p.d.dtype = DType::f32;
+  p.a.ld = 140;  // column-major A: ld >= m
+  p.b.ld = 72;   // row-major B: ld >= n
+  p.d.ld = 70;
+  expect_correct(rt, p);
+  p = shape(kMaths[0], "NT", 33, 47, 29);
+  p.d.dtype = DType::bf16;
+  expect_correct(rt, p);
+}
+
+TEST_F(GemmGpuMisc, PlansRunWithOtherPointersAndRuntimeGemmReusesPlans) {
+  cli::GemmCase first(rt, shape(kMaths[3], "NT", 256, 256, 256), false, fresh_seed());
+  cli::GemmCase second(rt, shape(kMaths[3], "NT", 256, 256, 256), false, fresh_seed());
+  GemmPlan plan = rt.plan_gemm(first.problem);
+  plan.run(second.problem.a.ptr, second.problem.b.ptr, 0, second.problem.d.ptr);
+  rt.synchronize();
+  EXPECT_LE(second.relative_error(), 1e-2);
+  const auto compiles = rt.stats().compiles;
+  rt.gemm(first.problem);
+  rt.gemm(second.problem);
+  rt.synchronize();
+  EXPECT_LE(first.relative_error(), 1e-2);
+  EXPECT_EQ(rt.stats().compiles, compiles);
+}
+
+TEST_F(GemmGpuMisc, ForcedConfigFromEnvironment) {
+  test::ScopedEnv env("TILEJIT_GEMM_CONFIG", "mma:64x64x32:32x32:2");
+  Runtime forced;
+  cli::GemmCase gc(forced, shape(kMaths[2], "NN", 200, 200, 64), false, fresh_seed());
+  GemmPlan plan = forced.plan_gemm(gc.problem);
+  EXPECT_EQ(plan.config().to_string(), "mma:64x64x32:32x32:2");
+  plan.run();
+  forced.synchronize();
+  EXPECT_LE(gc.relative_error(), 1e-2);
+}
+
+}  // namespace
+}  // namespace tilejit

@@ -1,0 +1,73 @@
+// Every GEMM kind x dtype x a set of configurations and layouts compiles for sm_80 and sm_90a.
+#include "test_support.hpp"
+
+#include <tilejit/tilejit.hpp>
+
+namespace tilejit {
+namespace {
+
+GemmProblem stand_in(DType t, MathMode math, const char* layout, bool bias, Activation act) {
+  GemmProblem p;
+  p.m = p.n = p.k = 512;
+  p.a = {1 << 20, t, layout[0] == 'N' ? Layout::row_major : Layout::col_major};
+  p.b = {1 << 20, t, layout[1] == 'N' ? Layout::row_major : Layout::col_major};
+  p.d = {1 << 20, t == DType::f32 ? DType::f32 : DType::bf16, Layout::row_major};
+  p.math = math;
+  if (bias) p.epilogue.bias = 1 << 20;
+  p.epilogue.activation = act;
+  return p;
+}
+
+struct Case {
+  const char* config;
+  DType dtype;
+  MathMode math;
+  const char* layout;
+};
+
+class GemmCompile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GemmCompile, KindsDtypesConfigs) {
+  RuntimeOptions o;
+  o.arch = GetParam();
+  Runtime rt(o);
+  const Case cases[] = {
+      {"mma:128x128x32:64x32:3", DType::bf16, MathMode::exact, "NN"}, {"mma:128x128x32:64x32:3", DType::bf16, MathMode::exact, "TT"},
+      {"mma:128x128x32:64x32:3", DType::f16, MathMode::exact, "NT"},  {"mma:128x128x32:64x32:3", DType::f16, MathMode::exact, "TN"},
+      {"mma:128x128x16:64x32:3", DType::f32, MathMode::tf32, "NT"},   {"mma:128x128x16:64x32:3", DType::f32, MathMode::tf32, "TN"},
+      {"puzzle33", DType::f32, MathMode::tf32, "NN"},                 {"mma:64x64x32:32x32:2", DType::f32, MathMode::tf32, "TT"},
+      {"puzzle33-tiled", DType::f32, MathMode::exact, "NN"},          {"simt:128x128x8:64x32:2", DType::f32, MathMode::exact, "TT"},
+      {"simt:64x64x8:32x16:2", DType::bf16, MathMode::exact, "NT"},
+  };
+  for (const auto& c : cases) {
+    GemmConfig cfg = GemmConfig::parse(c.config);
+    auto info = rt.compile_gemm(stand_in(c.dtype, c.math, c.layout, false, Activation::none), &cfg);
+    EXPECT_GT(info.cubin_bytes, 0u) << c.config;
+    EXPECT_EQ(info.arch, GetParam());
+  }
+  // The epilogue variants and an unaligned (element-wise copy) variant.
+  GemmConfig cfg = GemmConfig::parse("mma:64x64x32:32x32:2");
+  for (Activation act : {Activation::relu, Activation::gelu, Activation::silu})
+    EXPECT_GT(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, "NT", true, act), &cfg).cubin_bytes, 0u);
+  GemmProblem odd = stand_in(DType::f16, MathMode::exact, "NN", false, Activation::none);
+  odd.m = odd.n = odd.k = 4095;
+  auto info = rt.compile_gemm(odd, &cfg);
+  EXPECT_NE(info.program_name.find("_v2x2"), std::string::npos) << info.program_name;
+  // The heuristic's choice compiles too.
+  EXPECT_GT(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, "NN", false, Activation::none)).cubin_bytes, 0u);
+}
+
+TEST_P(GemmCompile, InvalidConfigThrowsBeforeCompiling) {
+  RuntimeOptions o;
+  o.arch = GetParam();
+  Runtime rt(o);
+  GemmConfig bad = GemmConfig::parse("mma:128x128x24:64x64:3");
+  EXPECT_THROW(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, "NN", false, Activation::none), &bad), InvalidArgument);
+  EXPECT_EQ(rt.stats().compiles, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, GemmCompile, ::testing::Values("sm_80", "sm_90a"),
+                         [](const auto& param_info) { return param_info.param; });
+
+}  // namespace
+}  // namespace tilejit

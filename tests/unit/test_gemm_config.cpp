@@ -1,0 +1,193 @@
+// GEMM configurations: the string form, presets, the rules that reject a configuration (before any
+// compile), problem validation, and the heuristic.
+#include "ops/gemm/gemm_internal.hpp"
+
+#include <tilejit/error.hpp>
+#include <tilejit/gemm.hpp>
+
+#include <gtest/gtest.h>
+
+namespace tilejit {
+namespace {
+
+GemmProblem problem(DType t, MathMode math = MathMode::exact, std::int64_t m = 1024, std::int64_t n = 1024, std::int64_t k = 1024) {
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.a = {4096, t, Layout::row_major};
+  p.b = {8192, t, Layout::row_major};
+  p.d = {16384, t, Layout::row_major};
+  p.math = math;
+  return p;
+}
+
+TEST(GemmConfig, ParsesAndPrints) {
+  auto c = GemmConfig::parse("mma:128x64x32:32x32:1");
+  EXPECT_EQ(c.kind, GemmKind::mma);
+  EXPECT_EQ(c.bm, 128);
+  EXPECT_EQ(c.bn, 64);
+  EXPECT_EQ(c.bk, 32);
+  EXPECT_EQ(c.wm, 32);
+  EXPECT_EQ(c.wn, 32);
+  EXPECT_EQ(c.stages, 1);
+  EXPECT_EQ(c.threads(), 256);
+  EXPECT_EQ(c.to_string(), "mma:128x64x32:32x32:1");
+  EXPECT_EQ(GemmConfig::parse("puzzle33"), c);  // the seed's kernel
+  auto t = GemmConfig::parse("puzzle33-tiled");
+  EXPECT_EQ(t.to_string(), "simt:32x32x32:1x32:1");
+  EXPECT_EQ(t.threads(), 1024);
+  EXPECT_EQ(GemmConfig::parse(GemmConfig::parse("simt:128x128x8:64x32:2").to_string()).to_string(), "simt:128x128x8:64x32:2");
+}
+
+struct BadString {
+  const char* text;
+  const char* expected;
+};
+void PrintTo(const BadString& b, std::ostream* os) { *os << b.text; }
+class RejectsBadString : public ::testing::TestWithParam<BadString> {};
+TEST_P(RejectsBadString, NamingTheForm) {
+  try {
+    GemmConfig::parse(GetParam().text);
+    FAIL() << "accepted " << GetParam().text;
+  } catch (const InvalidArgument& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find(GetParam().expected), std::string::npos) << msg;
+    EXPECT_NE(msg.find("KIND:BMxBNxBK:WMxWN:STAGES"), std::string::npos) << msg;
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Strings, RejectsBadString,
+                         ::testing::Values(BadString{"tensor:128x64x32:32x32:1", "unknown kind 'tensor'"},
+                                           BadString{"mma:128x64:32x32:1", "needs 3 numbers"},
+                                           BadString{"mma:128x64x32:32x32", "four ':'-separated parts"},
+                                           BadString{"mma:128xAx32:32x32:1", "not a number list"},
+                                           BadString{"mma:128x64x32:32x32:1:2", "four ':'-separated parts"},
+                                           BadString{"", "four ':'-separated parts"},
+                                           BadString{"wgmma:128x128x64:64x128:4", "not available"}),
+                         [](const auto& param_info) { return "string" + std::to_string(param_info.index); });
+
+struct BadConfig {
+  const char* config;
+  DType dtype;
+  MathMode math;
+  const char* arch;
+  const char* expected;
+};
+void PrintTo(const BadConfig& b, std::ostream* os) { *os << b.config; }
+class RejectsBadConfig : public ::testing::TestWithParam<BadConfig> {};
+TEST_P(RejectsBadConfig, NamingTheRule) {
+  const auto& b = GetParam();
+  try {
+    validate_gemm_config(GemmConfig::parse(b.config), problem(b.dtype, b.math), b.arch);
+    FAIL() << "accepted " << b.config;
+  } catch (const InvalidArgument& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find(b.expected), std::string::npos) << msg;
+    EXPECT_NE(msg.find("is invalid"), std::string::npos) << msg;
+  }
+}
+INSTANTIATE_TEST_SUITE_P(
+    Rules, RejectsBadConfig,
+    ::testing::Values(
+        BadConfig{"mma:128x64x32:48x32:3", DType::bf16, MathMode::exact, "sm_90a", "WM=48 does not divide BM=128"},
+        BadConfig{"mma:128x64x32:32x48:3", DType::bf16, MathMode::exact, "sm_90a", "WN=48 does not divide BN=64"},
+        BadConfig{"simt:256x256x8:16x16:2", DType::f32, MathMode::exact, "sm_90a", "more than 1024"},
+        BadConfig{"mma:128x128x32:64x64:0", DType::f16, MathMode::exact, "sm_90a", "stages=0"},
+        BadConfig{"mma:128x128x32:64x64:9", DType::f16, MathMode::exact, "sm_90a", "stages=9"},
+        BadConfig{"mma:128x128x32:64x64:3", DType::f32, MathMode::exact, "sm_90a", "kind mma needs f16, bf16 or tf32"},
+        BadConfig{"simt:128x128x8:64x32:2", DType::f32, MathMode::tf32, "sm_90a", "MathMode::tf32 needs kind mma"},
+        BadConfig{"mma:128x128x24:64x64:3", DType::bf16, MathMode::exact, "sm_90a", "BK=24 must be a multiple of the mma K (16"},
+        BadConfig{"mma:128x128x12:64x64:3", DType::f32, MathMode::tf32, "sm_90a", "BK=12 must be a multiple of the mma K (8"},
+        BadConfig{"mma:128x120x32:64x40:3", DType::bf16, MathMode::exact, "sm_90a", "multiples of 16x16"},
+        BadConfig{"mma:256x256x64:128x128:4", DType::bf16, MathMode::exact, "sm_90a", "accumulator registers"},
+        BadConfig{"mma:256x256x64:64x64:8", DType::bf16, MathMode::exact, "sm_90a", "bytes of shared memory"},
+        BadConfig{"mma:128x256x64:64x64:4", DType::bf16, MathMode::exact, "sm_86", "more than the 101376 an sm_86 block"},
+        BadConfig{"simt:128x128x8:24x32:2", DType::f32, MathMode::exact, "sm_90a", "WM=24 does not divide BM=128"},
+        BadConfig{"simt:6x6x8:3x3:1", DType::f32, MathMode::exact, "sm_90a", "no layout of 32 lanes"},
+        BadConfig{"simt:128x128x8:128x128:2", DType::f32, MathMode::exact, "sm_90a", "exceeds 128 registers"},
+        BadConfig{"mma:0x64x32:32x32:1", DType::bf16, MathMode::exact, "sm_90a", "must be positive"},
+        BadConfig{"simt:128x128x1:64x32:2", DType::f32, MathMode::exact, "sm_90a", "must divide among the 256 threads"}),
+    [](const auto& param_info) { return "config" + std::to_string(param_info.index); });
+
+TEST(GemmConfig, PresetsAreValid) {
+  EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33"), problem(DType::f32, MathMode::tf32), "sm_90a"));
+  EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33-tiled"), problem(DType::f32), "sm_90a"));
+  EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33"), problem(DType::f32, MathMode::tf32), "sm_80"));
+}
+
+TEST(GemmProblem, ValidationNamesTheArgument) {
+  auto msg = [](GemmProblem p) {
+    try {
+      validate_gemm(p);
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(msg(problem(DType::bf16)), "");
+  auto p = problem(DType::bf16);
+  p.m = -1;
+  EXPECT_NE(msg(p).find("must not be negative"), std::string::npos);
+  p = problem(DType::bf16);
+  p.b.dtype = DType::f16;
+  EXPECT_NE(msg(p).find("A and B must have one dtype"), std::string::npos);
+  p = problem(DType::i32);
+  EXPECT_NE(msg(p).find("dtype i32 is not supported"), std::string::npos);
+  p = problem(DType::f16, MathMode::tf32);
+  EXPECT_NE(msg(p).find("tf32 applies to f32 inputs"), std::string::npos);
+  p = problem(DType::bf16);
+  p.a.ld = 100;
+  EXPECT_NE(msg(p).find("GEMM A: leading dimension 100 is smaller than 1024"), std::string::npos);
+  p = problem(DType::bf16);
+  p.b.ptr = 0;
+  EXPECT_NE(msg(p).find("GEMM B: null pointer"), std::string::npos);
+  p = problem(DType::bf16);
+  p.d.ptr = 16385;
+  EXPECT_NE(msg(p).find("not aligned"), std::string::npos);
+  p = problem(DType::bf16);
+  p.batch = 0;
+  EXPECT_NE(msg(p).find("batch 0"), std::string::npos);
+  p = problem(DType::bf16);
+  p.beta = 1.f;
+  p.c = p.d;
+  p.c.layout = Layout::col_major;
+  EXPECT_NE(msg(p).find("C aliases D"), std::string::npos);
+  p = problem(DType::bf16);
+  p.m = 0;
+  p.a.ptr = p.b.ptr = p.d.ptr = 0;
+  EXPECT_EQ(msg(p), "");  // nothing to compute: no pointers needed
+}
+
+TEST(GemmHeuristic, PicksByDtypeAndSize) {
+  std::string why;
+  auto big = choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132, &why);
+  EXPECT_EQ(big.to_string(), "mma:128x256x32:64x64:4");
+  EXPECT_NE(why.find("large"), std::string::npos);
+  auto small = choose_gemm_config(problem(DType::f16, MathMode::exact, 256, 256, 4096), "sm_90a", 132, &why);
+  EXPECT_EQ(small.bm, 64);
+  EXPECT_NE(why.find("small"), std::string::npos);
+  auto exact = choose_gemm_config(problem(DType::f32, MathMode::exact, 4096, 4096, 4096), "sm_90a", 132, &why);
+  EXPECT_EQ(exact.kind, GemmKind::simt);
+  auto tf32 = choose_gemm_config(problem(DType::f32, MathMode::tf32, 4096, 4096, 4096), "sm_90a", 132, &why);
+  EXPECT_EQ(tf32.kind, GemmKind::mma);
+  EXPECT_EQ(tf32.bk % 8, 0);
+  for (auto p : {problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), problem(DType::f32, MathMode::tf32, 8192, 8192, 64),
+                 problem(DType::f32, MathMode::exact, 3, 5, 7), problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
+    for (const char* arch : {"sm_80", "sm_86", "sm_90a"})
+      EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(p, arch, 132), p, arch)) << arch;
+}
+
+TEST(GemmVariant, CopiesFollowAlignment) {
+  auto p = problem(DType::bf16);
+  const auto c = GemmConfig::parse("mma:128x128x32:64x32:3");
+  EXPECT_EQ(ops::gemm_variant(c, ops::normalized(p)).a_vec, 16);
+  p.k = p.n = 4095;  // rows of 8190 bytes: 2-byte copies only
+  EXPECT_EQ(ops::gemm_variant(c, ops::normalized(p)).a_vec, 2);
+  EXPECT_EQ(ops::gemm_variant(c, ops::normalized(p)).b_vec, 2);
+  p.k = p.n = 4094;  // 8188 bytes: 4-byte cp.async
+  EXPECT_EQ(ops::gemm_variant(c, ops::normalized(p)).a_vec, 4);
+  p = problem(DType::bf16);
+  p.a.ptr += 8;
+  EXPECT_EQ(ops::gemm_variant(c, ops::normalized(p)).a_vec, 8);
+}
+
+}  // namespace
+}  // namespace tilejit

@@ -1,0 +1,319 @@
+// `tilejit gemm`, `tilejit compile gemm`, `tilejit bench gemm`, `tilejit bench puzzle33`.
+#include "commands.hpp"
+#include "cublas.hpp"
+#include "gemm_case.hpp"
+#include "gpu_timing.hpp"
+#include "parallel_compile.hpp"
+
+#include "jit/driver.hpp"
+
+#include <tilejit/tilejit.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+namespace tilejit::cli {
+namespace {
+
+struct GemmArgs {
+  std::int64_t m = 1024, n = 1024, k = 1024, batch = 1;
+  std::string dtype = "bf16", out_dtype, layout = "NN", config, math = "exact", act = "none", arch, shapes, out;
+  float alpha = 1.f, beta = 0.f;
+  bool bias = false, check = false, bench = false, source = false;
+  int runs = 20;
+};
+
+Layout layout_of(char c, const std::string& all) {
+  if (c == 'N' || c == 'n') return Layout::row_major;
+  if (c == 'T' || c == 't') return Layout::col_major;
+  throw InvalidArgument(fmt::format("layout '{}': expected two letters of N (row-major) and T (column-major), for A then B", all));
+}
+
+Activation activation_of(const std::string& s) {
+  if (s == "none") return Activation::none;
+  if (s == "relu") return Activation::relu;
+  if (s == "gelu") return Activation::gelu;
+  if (s == "silu") return Activation::silu;
+  throw InvalidArgument(fmt::format("activation '{}': expected none, relu, gelu or silu", s));
+}
+
+GemmProblem problem_of(const GemmArgs& a, const std::string& layout) {
+  if (layout.size() != 2) layout_of('?', layout);
+  GemmProblem p;
+  p.m = a.m, p.n = a.n, p.k = a.k, p.batch = a.batch;
+  const DType in = parse_dtype(a.dtype);
+  const DType out = a.out_dtype.empty() ? in : parse_dtype(a.out_dtype);
+  p.a = {0, in, layout_of(layout[0], layout)};
+  p.b = {0, in, layout_of(layout[1], layout)};
+  p.d = {0, out, Layout::row_major};
+  if (a.batch > 1) {
+    p.a.batch_stride = a.m * a.k;
+    p.b.batch_stride = a.k * a.n;
+    p.d.batch_stride = a.m * a.n;
+  }
+  p.c = p.d;
+  p.alpha = a.alpha, p.beta = a.beta;
+  if (a.math == "tf32") p.math = MathMode::tf32;
+  else if (a.math != "exact") throw InvalidArgument(fmt::format("--math '{}': expected exact or tf32", a.math));
+  p.epilogue.activation = activation_of(a.act);
+  p.epilogue.bias_dtype = DType::f32;
+  return p;
+}
+
+std::optional<GemmConfig> config_of(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  return GemmConfig::parse(s);
+}
+
+double tflops(double flops, double ms) { return flops / (ms * 1e-3) / 1e12; }
+
+int run_gemm(const GemmArgs& a) {
+  Runtime rt;
+  std::string why;
+  if (!rt.has_device(&why)) {
+    fmt::print(stderr, "tilejit gemm: cannot launch: {}\n", why);
+    return kExitFailure;
+  }
+  GemmCase gc(rt, problem_of(a, a.layout), a.bias, static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  auto cfg = config_of(a.config);
+  GemmPlan plan = cfg ? rt.plan_gemm(gc.problem, *cfg) : rt.plan_gemm(gc.problem);
+  fmt::print("gemm {}x{}x{} batch {} {} {} -> {}  config {}  on {}\n", a.m, a.n, a.k, a.batch, a.dtype, a.layout,
+             dtype_name(gc.problem.d.dtype), plan.config().to_string(), rt.device_info().name);
+  plan.run();
+  rt.synchronize();
+  bool ok = true;
+  if (a.check || !a.bench) {
+    const double err = gc.relative_error();
+    ok = err <= gemm_tolerance(gc.problem);
+    fmt::print("check: relative error {:.3e} (tolerance {:.0e}): {}\n", err, gemm_tolerance(gc.problem), ok ? "PASS" : "FAIL");
+  }
+  if (a.bench) {
+    Timing t = time_launches([&](CUstream s) { plan.run(s); }, nullptr, 5, a.runs);
+    fmt::print("bench: median {:.4f} ms  {:.1f} TFLOP/s\n", t.median_ms, tflops(gc.flops(), t.median_ms));
+  }
+  return ok ? 0 : kExitFailure;
+}
+
+int compile_gemm_cmd(const GemmArgs& a) {
+  RuntimeOptions o;
+  if (!a.arch.empty()) o.arch = a.arch;
+  Runtime rt(o);
+  GemmProblem p = problem_of(a, a.layout);
+  // Stand-in pointers with 256-byte alignment, as cuMemAlloc gives: they select the 16-byte copies.
+  p.a.ptr = p.b.ptr = p.d.ptr = p.c.ptr = 1 << 20;
+  if (a.bias) p.epilogue.bias = 1 << 20;
+  auto cfg = config_of(a.config);
+  CompiledKernelInfo info = rt.compile_gemm(p, cfg ? &*cfg : nullptr);
+  fmt::print("program   {}\nkernel    {}\nsymbol    {}\narch      {}\nkey       {}\ncubin     {} bytes\ncompile   {}\n",
+             info.program_name, info.kernel_name, info.lowered_name, info.arch, info.key, info.cubin_bytes,
+             info.from_cache ? std::string("cached") : fmt::format("{:.1f} ms", info.compile_ms));
+  if (a.source) fmt::print("options   {}\n--- source ---\n{}", fmt::join(info.options, " "), info.source);
+  return 0;
+}
+
+std::vector<std::array<std::int64_t, 3>> parse_shapes(const std::string& s) {
+  std::vector<std::array<std::int64_t, 3>> out;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    std::size_t comma = s.find(',', start);
+    std::string one = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::array<std::int64_t, 3> v{};
+    if (std::sscanf(one.c_str(), "%ldx%ldx%ld", &v[0], &v[1], &v[2]) != 3)
+      throw InvalidArgument(fmt::format("--shapes: '{}' is not MxNxK", one));
+    out.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t comma = s.find(',', start);
+    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+int bench_gemm(const GemmArgs& a) {
+  Runtime rt;
+  std::string why;
+  if (!rt.has_device(&why)) {
+    fmt::print(stderr, "tilejit bench gemm: cannot launch: {}\n", why);
+    return kExitFailure;
+  }
+  Cublas cublas;
+  const auto shapes = parse_shapes(a.shapes.empty() ? "1024x1024x1024,4096x4096x4096,8192x8192x8192,4096x4096x512,16x8192x8192,"
+                                                      "128x8192x8192,1000x1000x1000,4095x4095x4095"
+                                                    : a.shapes);
+  const auto layouts = split(a.layout == "NN" && a.shapes.empty() ? "NN,NT,TN,TT" : a.layout);
+  auto cfg = config_of(a.config);
+  fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; CUDA events per launch, {} warm-ups, median of {}\n", a.dtype,
+             a.out_dtype.empty() ? a.dtype : a.out_dtype, a.math, rt.device_info().name, 5, a.runs);
+  fmt::print("{:<18} {:<3} {:>11} {:>11} {:>7}  {:>9}  {}\n", "shape", "lay", "tilejit", "cuBLAS", "ratio", "rel.err", "config");
+  nlohmann::json rows = nlohmann::json::array();
+  bool ok = true;
+  for (const auto& s : shapes)
+    for (const auto& lay : layouts) {
+      GemmArgs one = a;
+      one.m = s[0], one.n = s[1], one.k = s[2];
+      GemmCase gc(rt, problem_of(one, lay), false, 42);
+      GemmPlan plan = cfg ? rt.plan_gemm(gc.problem, *cfg) : rt.plan_gemm(gc.problem);
+      plan.run();
+      rt.synchronize();
+      const double err = gc.relative_error(1 << 14);
+      const bool pass = err <= gemm_tolerance(gc.problem);
+      ok = ok && pass;
+      Timing ours = time_launches([&](CUstream st) { plan.run(st); }, nullptr, 5, a.runs);
+      Timing ref = time_launches([&](CUstream st) { cublas.gemm(gc.problem, st); }, nullptr, 5, a.runs);
+      const double t_ours = tflops(gc.flops(), ours.median_ms), t_ref = tflops(gc.flops(), ref.median_ms);
+      const std::string shape = fmt::format("{}x{}x{}", s[0], s[1], s[2]);
+      fmt::print("{:<18} {:<3} {:>11.1f} {:>11.1f} {:>7.3f}  {:>9.2e}{} {}\n", shape, lay, t_ours, t_ref, t_ours / t_ref, err,
+                 pass ? " " : "!", plan.config().to_string());
+      std::fflush(stdout);
+      rows.push_back({{"shape", shape}, {"layout", lay}, {"dtype", a.dtype}, {"math", a.math}, {"tilejit_tflops", t_ours},
+                      {"cublas_tflops", t_ref}, {"ratio", t_ours / t_ref}, {"tilejit_ms", ours.median_ms},
+                      {"cublas_ms", ref.median_ms}, {"rel_error", err}, {"config", plan.config().to_string()}});
+    }
+  if (!a.out.empty()) {
+    std::ofstream f(a.out);
+    if (a.out.ends_with(".json")) {
+      f << rows.dump(2) << "\n";
+    } else {
+      f << "shape,layout,dtype,math,tilejit_tflops,cublas_tflops,ratio,tilejit_ms,cublas_ms,rel_error,config\n";
+      for (const auto& r : rows)
+        f << fmt::format("{},{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{:.5f},{:.3e},{}\n", r["shape"].get<std::string>(),
+                         r["layout"].get<std::string>(), r["dtype"].get<std::string>(), r["math"].get<std::string>(),
+                         r["tilejit_tflops"].get<double>(), r["cublas_tflops"].get<double>(), r["ratio"].get<double>(),
+                         r["tilejit_ms"].get<double>(), r["cublas_ms"].get<double>(), r["rel_error"].get<double>(),
+                         r["config"].get<std::string>());
+    }
+  }
+  return ok ? 0 : kExitFailure;
+}
+
+int bench_puzzle33(const GemmArgs& a) {
+  Runtime rt;
+  std::string why;
+  if (!rt.has_device(&why)) {
+    fmt::print(stderr, "tilejit bench puzzle33: cannot launch: {}\n", why);
+    return kExitFailure;
+  }
+  Cublas cublas;
+  GemmArgs base = a;
+  base.m = base.n = base.k = 1024;
+  base.dtype = "f32";
+  GemmProblem exact = problem_of(base, "NN");
+  base.math = "tf32";
+  GemmProblem tf32 = problem_of(base, "NN");
+  fmt::print("puzzle 33 at 1024^3, f32 A, B, C row-major, on {}: CUDA events per launch, median of {}\n", rt.device_info().name, a.runs);
+  fmt::print("{:<34} {:>10} {:>10} {:>11}  {}\n", "kernel", "ms", "TFLOP/s", "rel.err", "config");
+  bool ok = true;
+  double tiled_ms = 0, best_tf32_ms = 1e30;
+  auto report = [&](const std::string& name, GemmCase& gc, const std::function<void(CUstream)>& launch, const std::string& config) {
+    gc.reset_output();
+    launch(nullptr);
+    rt.synchronize();
+    const double err = gc.relative_error(1 << 20);  // every output of 1024^2
+    const bool pass = err <= gemm_tolerance(gc.problem);
+    ok = ok && pass;
+    Timing t = time_launches(launch, nullptr, 5, a.runs);
+    fmt::print("{:<34} {:>10.4f} {:>10.2f} {:>11.3e}{} {}\n", name, t.median_ms, tflops(gc.flops(), t.median_ms), err, pass ? " " : "!", config);
+    std::fflush(stdout);
+    return t.median_ms;
+  };
+  GemmCase ge(rt, exact, false, 7), gt(rt, tf32, false, 7);
+  auto run_cfg = [&](GemmCase& gc, const std::string& cfg) {
+    GemmPlan plan = rt.plan_gemm(gc.problem, GemmConfig::parse(cfg));
+    return std::make_pair(plan, plan.config().to_string());
+  };
+  {
+    auto [plan, c] = run_cfg(ge, "puzzle33-tiled");
+    tiled_ms = report("puzzle33-tiled (SIMT, seed)", ge, [&](CUstream s) { plan.run(s); }, c);
+  }
+  {
+    auto [plan, c] = run_cfg(gt, "puzzle33");
+    report("puzzle33 (mma tf32, seed)", gt, [&](CUstream s) { plan.run(s); }, c);
+  }
+  std::string best_tf32, best_exact;
+  double best_exact_ms = 1e30;
+  for (const char* c : {"mma:128x128x16:64x32:4", "mma:128x64x16:64x32:4", "mma:64x64x16:32x32:4", "mma:128x64x32:64x32:3",
+                        "mma:64x128x32:32x64:3", "mma:128x128x32:64x64:3"}) {
+    auto [plan, cs] = run_cfg(gt, c);
+    double ms = report(std::string("tf32 candidate"), gt, [&](CUstream s) { plan.run(s); }, cs);
+    if (ms < best_tf32_ms) best_tf32_ms = ms, best_tf32 = cs;
+  }
+  for (const char* c : {"simt:128x128x8:64x32:2", "simt:64x64x8:32x16:2", "simt:128x64x8:64x32:2", "simt:64x128x8:32x32:2",
+                        "simt:128x128x16:64x32:2"}) {
+    auto [plan, cs] = run_cfg(ge, c);
+    double ms = report(std::string("exact fp32 candidate"), ge, [&](CUstream s) { plan.run(s); }, cs);
+    if (ms < best_exact_ms) best_exact_ms = ms, best_exact = cs;
+  }
+  report("cuBLAS TF32", gt, [&](CUstream s) { cublas.gemm(gt.problem, s); }, "cublasGemmEx COMPUTE_32F_FAST_TF32");
+  report("cuBLAS SGEMM", ge, [&](CUstream s) { cublas.gemm(ge.problem, s); }, "cublasGemmEx COMPUTE_32F");
+  fmt::print("best tf32: {} at {:.4f} ms = {:.1f}x faster than puzzle33-tiled; best exact fp32: {} at {:.4f} ms\n", best_tf32,
+             best_tf32_ms, tiled_ms / best_tf32_ms, best_exact, best_exact_ms);
+  return ok ? 0 : kExitFailure;
+}
+
+void add_problem_options(CLI::App* c, GemmArgs& a) {
+  c->add_option("--m", a.m, "Rows of A and D");
+  c->add_option("--n", a.n, "Columns of B and D");
+  c->add_option("--k", a.k, "Columns of A, rows of B");
+  c->add_option("--dtype,-t", a.dtype, "Input dtype: f32, f16, bf16");
+  c->add_option("--out-dtype", a.out_dtype, "D's dtype (default: the input dtype)");
+  c->add_option("--layout,-l", a.layout, "A then B: N row-major, T column-major (NN, NT, TN, TT)");
+  c->add_option("--config,-c", a.config, "KIND:BMxBNxBK:WMxWN:STAGES or a preset (default: heuristic)");
+  c->add_option("--math", a.math, "f32 inputs: exact (SIMT) or tf32 (tensor cores)");
+}
+
+}  // namespace
+
+void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& action) {
+  auto r = std::make_shared<GemmArgs>();
+  CLI::App* run = app.add_subcommand("gemm", "Run one GEMM on the GPU, check it against float64 and time it");
+  add_problem_options(run, *r);
+  run->add_option("--batch", r->batch, "Batch count (strided)");
+  run->add_option("--alpha", r->alpha, "alpha");
+  run->add_option("--beta", r->beta, "beta (C is a separate random matrix)");
+  run->add_flag("--bias", r->bias, "Add a random per-column bias");
+  run->add_option("--act", r->act, "Activation: none, relu, gelu, silu");
+  run->add_flag("--check", r->check, "Compare with a float64 host reference (default when --bench is not given)");
+  run->add_flag("--bench", r->bench, "Time it (CUDA events, median)");
+  run->add_option("--runs", r->runs, "Timed runs");
+  run->callback([&action, r] { action = [r] { return run_gemm(*r); }; });
+
+  auto c = std::make_shared<GemmArgs>();
+  CLI::App* cg = compile.add_subcommand("gemm", "Compile a GEMM kernel (no GPU needed)");
+  add_problem_options(cg, *c);
+  cg->add_flag("--bias", c->bias, "With a bias");
+  cg->add_option("--act", c->act, "Activation");
+  cg->add_option("--arch", c->arch, "Target architecture (default: TILEJIT_ARCH or the device's)");
+  cg->add_flag("--source", c->source, "Print the options and the instantiated source");
+  cg->callback([&action, c] { action = [c] { return compile_gemm_cmd(*c); }; });
+
+  auto b = std::make_shared<GemmArgs>();
+  CLI::App* bg = bench.add_subcommand("gemm", "tilejit and cuBLAS side by side on the same problems, in one run");
+  add_problem_options(bg, *b);
+  bg->add_option("--shapes", b->shapes, "MxNxK,... (default: 1024^3, 4096^3, 8192^3, 4096x4096x512, 16x8192x8192, 128x8192x8192, 1000^3, 4095^3)");
+  bg->add_option("--out", b->out, "Also write FILE.csv or FILE.json");
+  bg->add_option("--runs", b->runs, "Timed runs per kernel");
+  bg->callback([&action, b] { action = [b] { return bench_gemm(*b); }; });
+
+  auto z = std::make_shared<GemmArgs>();
+  CLI::App* pz = bench.add_subcommand("puzzle33", "The seed's puzzle at 1024^3 f32: its two kernels, tilejit's best, cuBLAS");
+  pz->add_option("--runs", z->runs, "Timed runs per kernel");
+  pz->callback([&action, z] { action = [z] { return bench_puzzle33(*z); }; });
+}
+
+}  // namespace tilejit::cli

@@ -1,0 +1,144 @@
+#include "gemm_case.hpp"
+
+#include "host_data.hpp"
+#include "util/host_dtype.hpp"
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <thread>
+
+namespace tilejit::cli {
+
+namespace {
+std::int64_t ld_of(const MatrixRef& r, std::int64_t rows, std::int64_t cols) {
+  return r.ld ? r.ld : std::max<std::int64_t>(1, r.layout == Layout::row_major ? cols : rows);
+}
+std::int64_t at(const MatrixRef& r, std::int64_t ld, std::int64_t row, std::int64_t col) {
+  return r.layout == Layout::row_major ? row * ld + col : col * ld + row;
+}
+double activate(Activation a, double x) {
+  switch (a) {
+    case Activation::relu: return x > 0 ? x : 0;
+    case Activation::gelu: return 0.5 * x * (1 + std::erf(x * 0.70710678118654752440));
+    case Activation::silu: return x / (1 + std::exp(-x));
+    default: return x;
+  }
+}
+}  // namespace
+
+double gemm_tolerance(const GemmProblem& p) {
+  if (p.d.dtype != DType::f32) return 1e-2;
+  if (p.a.dtype == DType::f32) return p.math == MathMode::tf32 ? 2e-3 : 1e-5;
+  return 5e-3;  // f16/bf16 inputs, f32 output
+}
+
+std::size_t GemmCase::elements(const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
+  const std::int64_t ld = ld_of(r, rows, cols);
+  const std::int64_t one = (r.layout == Layout::row_major ? rows : cols) * ld;
+  const std::int64_t stride = batch > 1 ? r.batch_stride : 0;
+  return static_cast<std::size_t>(std::max<std::int64_t>(1, one + stride * (batch - 1)));
+}
+
+GemmCase::GemmCase(Runtime& rt, const GemmProblem& shape, bool with_bias, std::uint64_t seed, bool separate_c)
+    : problem(shape) {
+  GemmProblem& p = problem;
+  auto setup = [&](MatrixRef& r, std::int64_t rows, std::int64_t cols, std::vector<unsigned char>& host, DeviceBuffer& dev,
+                   bool fill, std::uint64_t s) {
+    const std::size_t n = elements(r, rows, cols, p.batch), es = dtype_size(r.dtype);
+    host.assign(n * es, 0xFF);
+    if (fill) fill_random(r.dtype, host.data(), n, s);
+    dev = rt.alloc(n * es + 256);  // slack after the last element: overruns show as poison changes
+    dev.fill_bytes(0xFF);
+    dev.upload(host.data(), n * es);
+    r.ptr = dev.ptr();
+  };
+  setup(p.a, p.m, p.k, a_, da_, true, seed);
+  setup(p.b, p.k, p.n, b_, db_, true, seed + 1);
+  std::vector<unsigned char> d_host;
+  setup(p.d, p.m, p.n, d_host, dd_, false, 0);
+  if (p.beta != 0.f) {
+    if (separate_c) {
+      if (p.c.ptr == 0 && p.c.dtype == DType::f32 && p.c.ld == 0) p.c.dtype = p.d.dtype, p.c.layout = p.d.layout;
+      setup(p.c, p.m, p.n, c_, dc_, true, seed + 2);
+    } else {
+      c_is_d_ = true;
+      p.c = p.d;
+      c_.resize(d_host.size());
+      fill_random(p.d.dtype, c_.data(), c_.size() / dtype_size(p.d.dtype), seed + 2);
+    }
+  }
+  if (with_bias) {
+    bias_.resize(static_cast<std::size_t>(std::max<std::int64_t>(1, p.n)) * dtype_size(p.epilogue.bias_dtype));
+    fill_random(p.epilogue.bias_dtype, bias_.data(), bias_.size() / dtype_size(p.epilogue.bias_dtype), seed + 3);
+    dbias_ = rt.alloc(bias_.size());
+    dbias_.upload(bias_.data(), bias_.size());
+    p.epilogue.bias = dbias_.ptr();
+  }
+  reset_output();
+}
+
+void GemmCase::reset_output() {
+  dd_.fill_bytes(0xFF);
+  if (c_is_d_) dd_.upload(c_.data(), c_.size());
+}
+
+double GemmCase::relative_error(std::size_t max_samples) {
+  const GemmProblem& p = problem;
+  const std::size_t d_elems = elements(p.d, p.m, p.n, p.batch);
+  std::vector<unsigned char> d(d_elems * dtype_size(p.d.dtype));
+  dd_.download(d.data(), d.size());
+  const std::int64_t lda = ld_of(p.a, p.m, p.k), ldb = ld_of(p.b, p.k, p.n), ldd = ld_of(p.d, p.m, p.n);
+  const std::int64_t ldc = p.beta != 0.f ? ld_of(p.c, p.m, p.n) : 0;
+  struct Sample {
+    std::int64_t batch, row, col;
+  };
+  std::vector<Sample> samples;
+  const double total = static_cast<double>(p.m) * p.n * p.batch;
+  if (total <= static_cast<double>(max_samples)) {
+    for (std::int64_t b = 0; b < p.batch; ++b)
+      for (std::int64_t r = 0; r < p.m; ++r)
+        for (std::int64_t c = 0; c < p.n; ++c) samples.push_back({b, r, c});
+  } else {
+    std::mt19937_64 rng(12345);
+    for (std::size_t i = 0; i < max_samples; ++i)
+      samples.push_back({static_cast<std::int64_t>(rng() % p.batch), static_cast<std::int64_t>(rng() % p.m),
+                         static_cast<std::int64_t>(rng() % p.n)});
+    for (std::int64_t r = 0; r < p.m; r += std::max<std::int64_t>(1, p.m / 256)) samples.push_back({p.batch - 1, r, p.n - 1});
+    for (std::int64_t c = 0; c < p.n; c += std::max<std::int64_t>(1, p.n / 256)) samples.push_back({p.batch - 1, p.m - 1, c});
+  }
+  std::vector<double> ref(samples.size()), got(samples.size());
+  auto work = [&](std::size_t first, std::size_t last) {
+    for (std::size_t s = first; s < last; ++s) {
+      const auto& q = samples[s];
+      double acc = 0;
+      const std::int64_t ao = q.batch * p.a.batch_stride, bo = q.batch * p.b.batch_stride;
+      for (std::int64_t k = 0; k < p.k; ++k)
+        acc += util::load_element(p.a.dtype, a_.data(), static_cast<std::size_t>(ao + at(p.a, lda, q.row, k))) *
+               util::load_element(p.b.dtype, b_.data(), static_cast<std::size_t>(bo + at(p.b, ldb, k, q.col)));
+      double v = p.alpha * acc;
+      if (p.beta != 0.f) {
+        const MatrixRef& cr = c_is_d_ ? p.d : p.c;
+        v += p.beta * util::load_element(cr.dtype, c_.data(), static_cast<std::size_t>(q.batch * cr.batch_stride + at(cr, ldc ? ldc : ldd, q.row, q.col)));
+      }
+      if (!bias_.empty()) v += util::load_element(p.epilogue.bias_dtype, bias_.data(), static_cast<std::size_t>(q.col));
+      ref[s] = activate(p.epilogue.activation, v);
+      got[s] = util::load_element(p.d.dtype, d.data(), static_cast<std::size_t>(q.batch * p.d.batch_stride + at(p.d, ldd, q.row, q.col)));
+    }
+  };
+  const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back(work, samples.size() * t / threads, samples.size() * (t + 1) / threads);
+  for (auto& t : pool) t.join();
+  double num = 0, den = 0;
+  for (std::size_t s = 0; s < samples.size(); ++s) {
+    if (!std::isfinite(got[s])) return std::numeric_limits<double>::infinity();
+    num += (got[s] - ref[s]) * (got[s] - ref[s]);
+    den += ref[s] * ref[s];
+  }
+  if (den == 0) return num == 0 ? 0 : std::numeric_limits<double>::infinity();
+  return std::sqrt(num / den);
+}
+
+}  // namespace tilejit::cli

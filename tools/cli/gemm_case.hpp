@@ -1,0 +1,35 @@
+// One GEMM with real data for checks and benchmarks: device buffers with random inputs, a poisoned
+// D, and the relative error of D against a float64 host reference.
+#pragma once
+
+#include <tilejit/tilejit.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace tilejit::cli {
+
+class GemmCase {
+ public:
+  // `shape` gives sizes, dtypes, layouts, leading dimensions, batch, alpha, beta, math, activation;
+  // with_bias adds a random bias. Pointers are filled in. beta != 0 without a C pointer reads D.
+  GemmCase(Runtime& rt, const GemmProblem& shape, bool with_bias, std::uint64_t seed, bool separate_c = true);
+
+  GemmProblem problem;
+  // Writes 0xFF (NaN) over D, or D's initial values when C aliases D.
+  void reset_output();
+  // ||D - ref|| / ||ref|| over every output (when at most max_samples) or max_samples sampled ones
+  // plus the last row and column; +inf on NaN or Inf.
+  double relative_error(std::size_t max_samples = 1 << 16);
+  double flops() const { return 2.0 * static_cast<double>(problem.m) * problem.n * problem.k * problem.batch; }
+
+ private:
+  static std::size_t elements(const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch);
+  std::vector<unsigned char> a_, b_, c_, bias_;
+  DeviceBuffer da_, db_, dc_, dd_, dbias_;
+  bool c_is_d_ = false;
+};
+
+double gemm_tolerance(const GemmProblem& p);
+
+}  // namespace tilejit::cli
