@@ -62,6 +62,19 @@ for what in "$@"; do
       done
       export TILEJIT_CACHE_DIR=/tmp/tilejit-gpu-cache
       ;;
+    gemm-tests)
+      step gemm_tests 25 ctest --test-dir "$root/build" -R "GemmGpu" -j 16 --output-on-failure
+      ;;
+    puzzle33)
+      step puzzle33 20 "$bin/tilejit" bench puzzle33 --runs 20
+      ;;
+    bench-gemm)
+      step bench_gemm_bf16 40 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --runs 20 --out "$out/gemm_bf16.csv" \
+        --shapes 1024x1024x1024,4096x4096x4096,8192x8192x8192,4096x4096x512,16x8192x8192,128x8192x8192,1000x1000x1000,4095x4095x4095
+      step bench_gemm_f16 6 "$bin/tilejit" bench gemm --dtype f16 --layout NN,NT --shapes 4096x4096x4096,8192x8192x8192 --runs 20
+      step bench_gemm_tf32 6 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --layout NN,NT --shapes 4096x4096x4096,8192x8192x8192 --runs 10
+      step bench_gemm_f32 6 "$bin/tilejit" bench gemm --dtype f32 --layout NN,NT --shapes 4096x4096x4096 --runs 10
+      ;;
     *) echo "unknown step $what" ;;
   esac
 done
