@@ -138,23 +138,31 @@ template <class Cfg> struct gemm_mma {
     }
   }
 
+  // Fragments for step kk + 1 are loaded before the MMAs of step kk are issued, so shared-memory
+  // latency hides behind tensor-core work.
   __device__ static void compute_stage(char* stage, float (&acc)[MI][NJ][4], int warp_m0, int warp_n0, int lane) {
     char* sA = stage;
     char* sB = stage + TileA::bytes;
+    constexpr int kSteps = BK / KK;
+    unsigned a[2][MI][4];
+    unsigned b[2][NJ / 2][4];
+    auto load = [&](int buf, int kk) {
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += KK) {
-      unsigned a[MI][4];
-      unsigned b[NJ / 2][4];
+      for (int i = 0; i < MI; ++i) load_a(a[buf][i], sA, warp_m0 + i * 16, kk, lane);
 #pragma unroll
-      for (int i = 0; i < MI; ++i) load_a(a[i], sA, warp_m0 + i * 16, kk, lane);
+      for (int j = 0; j < NJ / 2; ++j) load_b(b[buf][j], sB, warp_n0 + j * 16, kk, lane);
+    };
+    load(0, 0);
 #pragma unroll
-      for (int j = 0; j < NJ / 2; ++j) load_b(b[j], sB, warp_n0 + j * 16, kk, lane);
+    for (int step = 0; step < kSteps; ++step) {
+      const int cur = step & 1;
+      if (step + 1 < kSteps) load(cur ^ 1, (step + 1) * KK);
 #pragma unroll
       for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NJ; ++j) {
-          const unsigned bj[2] = {b[j / 2][(j & 1) * 2], b[j / 2][(j & 1) * 2 + 1]};
-          Mma::run(acc[i][j], a[i], bj);
+          const unsigned bj[2] = {b[cur][j / 2][(j & 1) * 2], b[cur][j / 2][(j & 1) * 2 + 1]};
+          Mma::run(acc[i][j], a[cur][i], bj);
         }
     }
   }
@@ -221,7 +229,10 @@ template <class Cfg> struct gemm_mma {
   }
 };
 
-template <class Cfg> __global__ void __launch_bounds__(gemm_mma<Cfg>::kThreads) gemm_mma_kernel(const gemm_params p) {
+// Warp tiles with at most 64 accumulators leave room for two blocks per SM.
+template <class Cfg>
+__global__ void __launch_bounds__(gemm_mma<Cfg>::kThreads, (gemm_mma<Cfg>::MI * gemm_mma<Cfg>::NJ * 4 <= 64 && gemm_mma<Cfg>::kThreads <= 256) ? 2 : 1)
+    gemm_mma_kernel(const gemm_params p) {
   gemm_mma<Cfg>::run(p);
 }
 
