@@ -8,7 +8,7 @@ cd "$root"
 out="${OUT:-/tmp/tilejit-out}"
 mkdir -p "$out"
 bin="$root/build/bin"
-export TILEJIT_CACHE_DIR=/tmp/tilejit-gpu-cache
+export TILEJIT_CACHE_DIR="${TILEJIT_CACHE_DIR:-/tmp/tilejit-gpu-cache}"
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  host: $(hostname)  pwd: $root"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 
@@ -50,6 +50,7 @@ for what in "$@"; do
       step bench_compile2 6 env TILEJIT_CACHE=off "$bin/tilejit" bench compile
       ;;
     bench-cache)
+      saved_cache_dir="$TILEJIT_CACHE_DIR"
       export TILEJIT_CACHE_DIR=/tmp/tilejit-first-call-cache
       rm -rf "$TILEJIT_CACHE_DIR"
       for i in 1 2 3 4 5; do step "first_call_$i" 2 "$bin/tilejit" bench first-call; done
@@ -60,10 +61,14 @@ for what in "$@"; do
         step "compile32_jobs$j" 1 env TILEJIT_CACHE=off "$bin/tilejit" compile elementwise "${exprs[@]}" \
           --dtype f32,f64,f16,bf16,i32,i64,i8,u8 --arch sm_90a --jobs $j
       done
-      export TILEJIT_CACHE_DIR=/tmp/tilejit-gpu-cache
+      export TILEJIT_CACHE_DIR="$saved_cache_dir"
       ;;
     gemm-tests)
       step gemm_tests 25 ctest --test-dir "$root/build" -R "GemmGpu" -j 16 --output-on-failure
+      ;;
+    memcheck-gemm)
+      step memcheck_gemm 6 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuMisc.CAliasesDAndKZero:GemmGpuMisc.MixedOutputDtypesAndLeadingDimensions:*OddSizes/bf16_NT:*OddSizes/tf32_NN:*OddSizes/f32_TT:*BatchAlphaBetaBiasActivations/f16_TN'
       ;;
     puzzle33)
       step puzzle33 20 "$bin/tilejit" bench puzzle33 --runs 20

@@ -159,7 +159,7 @@ TEST(GemmProblem, ValidationNamesTheArgument) {
 TEST(GemmHeuristic, PicksByDtypeAndSize) {
   std::string why;
   auto big = choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132, &why);
-  EXPECT_EQ(big.to_string(), "mma:128x256x32:64x64:4");
+  EXPECT_EQ(big.to_string(), "mma:128x128x32:64x64:4");
   EXPECT_NE(why.find("large"), std::string::npos);
   auto small = choose_gemm_config(problem(DType::f16, MathMode::exact, 256, 256, 4096), "sm_90a", 132, &why);
   EXPECT_EQ(small.bm, 64);

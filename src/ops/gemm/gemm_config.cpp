@@ -187,22 +187,22 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   const long long tiles128 = ((p.m + 127) / 128) * ((p.n + 127) / 128) * std::max<std::int64_t>(1, p.batch);
   std::string reason;
   GemmConfig c;
+  // Measured on the H200 (docs/benchmarks.md, 2026-11-29 sweep at 4096^3 and 1024^3).
   if (p.a.dtype == DType::f32 && p.math == MathMode::exact) {
-    // fp32 SIMT: 128x128 tiles of 8x8 per thread when there are enough of them to fill the device.
-    if (tiles128 >= sms) c = {GemmKind::simt, 128, 128, 8, 64, 32, 2}, reason = "exact f32: 128x128 SIMT tiles fill the device";
+    if (tiles128 >= 2 * sms) c = {GemmKind::simt, 256, 128, 8, 64, 64, 2}, reason = "exact f32, large: 256x128 SIMT tiles, 8x16 per thread";
+    else if (tiles128 >= sms) c = {GemmKind::simt, 128, 128, 8, 64, 32, 2}, reason = "exact f32: 128x128 SIMT tiles fill the device";
     else c = {GemmKind::simt, 64, 64, 8, 32, 16, 2}, reason = fmt::format("exact f32: {} 128x128 tiles < {} SMs, 64x64 tiles", tiles128, sms);
+  } else if (p.a.dtype == DType::f32) {
+    if (tiles128 >= 2 * sms) c = {GemmKind::mma, 128, 128, 32, 64, 32, 3}, reason = "tf32, large: 128x128x32 tiles, 8 warps";
+    else if (tiles128 * 2 >= sms) c = {GemmKind::mma, 128, 64, 32, 64, 32, 4}, reason = "tf32, medium: 128x64 tiles";
+    else c = {GemmKind::mma, 64, 64, 16, 32, 32, 4}, reason = fmt::format("tf32, small ({} 128x128 tiles for {} SMs): 64x64 tiles", tiles128, sms);
   } else {
-    const bool tf32 = p.a.dtype == DType::f32;
-    const int bk = tf32 ? 16 : 32;
-    if (tiles128 >= 2 * sms && p.n >= 256) {
-      c = {GemmKind::mma, 128, 256, bk, 64, 64, tf32 ? 3 : 4};
-      reason = "large problem: 128x256 tiles, 8 warps of 64x64, deep cp.async pipeline";
-    } else if (tiles128 >= sms) {
-      c = {GemmKind::mma, 128, 128, bk, 64, 32, 4};
-      reason = "medium problem: 128x128 tiles fill the device";
+    if (tiles128 >= sms) {
+      c = {GemmKind::mma, 128, 128, 32, 64, 64, 4};
+      reason = "f16/bf16, large: 128x128 tiles, 4 warps of 64x64, 4 cp.async stages";
     } else {
-      c = {GemmKind::mma, 64, 64, bk, 32, 32, 4};
-      reason = fmt::format("small problem ({} 128x128 tiles for {} SMs): 64x64 tiles", tiles128, sms);
+      c = {GemmKind::mma, 64, 64, 32, 32, 32, 4};
+      reason = fmt::format("f16/bf16, small problem ({} 128x128 tiles for {} SMs): 64x64 tiles", tiles128, sms);
     }
   }
   // Tiles must fit the target's shared memory (e.g. 99 KB on sm_86).
