@@ -2,8 +2,12 @@
 // rules of elementwise bodies (documented in include/tilejit/elementwise.hpp).
 #pragma once
 
+// The half-precision headers are the largest part of what NVRTC parses for a small kernel; a
+// generated source that uses neither type defines TILEJIT_NO_HALF_TYPES and skips them.
+#ifndef TILEJIT_NO_HALF_TYPES
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#endif
 
 namespace tilejit {
 
@@ -13,12 +17,16 @@ using i32 = int;
 using u32 = unsigned int;
 using i64 = long long;
 using u64 = unsigned long long;
+#ifndef TILEJIT_NO_HALF_TYPES
 using f16 = __half;
 using bf16 = __nv_bfloat16;
+#endif
 
 template <class T> struct compute_type { using type = T; };
+#ifndef TILEJIT_NO_HALF_TYPES
 template <> struct compute_type<f16> { using type = float; };
 template <> struct compute_type<bf16> { using type = float; };
+#endif
 template <> struct compute_type<i8> { using type = int; };
 template <> struct compute_type<u8> { using type = int; };
 // The type an element of storage type T has inside an elementwise body.
@@ -46,8 +54,10 @@ __host__ __device__ constexpr To saturate_to_int(From x) {
 
 // Storage -> compute type (exact).
 template <class T> __device__ __forceinline__ compute_t<T> to_compute(T x) { return static_cast<compute_t<T>>(x); }
+#ifndef TILEJIT_NO_HALF_TYPES
 template <> __device__ __forceinline__ float to_compute<f16>(f16 x) { return __half2float(x); }
 template <> __device__ __forceinline__ float to_compute<bf16>(bf16 x) { return __bfloat162float(x); }
+#endif
 
 // Compute value -> storage type, by the documented rules.
 template <class To> struct converter {
@@ -56,6 +66,7 @@ template <class To> struct converter {
     else return static_cast<To>(x);
   }
 };
+#ifndef TILEJIT_NO_HALF_TYPES
 template <> struct converter<f16> {
   __device__ static f16 apply(float x) { return __float2half_rn(x); }
   __device__ static f16 apply(double x) { return __double2half(x); }
@@ -66,6 +77,7 @@ template <> struct converter<bf16> {
   __device__ static bf16 apply(double x) { return __double2bfloat16(x); }
   template <class I> __device__ static bf16 apply(I x) { return __float2bfloat16_rn(static_cast<float>(x)); }
 };
+#endif
 template <class To, class From> __host__ __device__ constexpr To convert_to(From x) { return converter<To>::apply(x); }
 
 }  // namespace tilejit

@@ -78,6 +78,31 @@ TEST_P(ElementwiseCompileArch, EveryAllowedFunctionCompilesForFloatingAndInteger
   EXPECT_NO_THROW(rt.compile_elementwise(mixed, {}));
 }
 
+// The ops tests/gpu launches, compiled here so CI covers every instantiation the GPU tests use.
+TEST_P(ElementwiseCompileArch, OpsOfTheGpuTests) {
+  RuntimeOptions o;
+  o.arch = GetParam();
+  Runtime rt(o);
+  std::vector<ElementwiseOp> ops = {
+      {.body = "s = a + b; d = tanh(a - b)", .inputs = {{"a", DType::f16}, {"b", DType::bf16}}, .outputs = {{"s", DType::f32}, {"d", DType::f16}}},
+      {.body = "x2 = x * 2.f + 1.f", .inputs = {{"x", DType::f32}}, .outputs = {{"x2", DType::f32}}},
+      {.body = "z = x * alpha", .inputs = {{"x", DType::f32}}, .outputs = {{"z", DType::f32}}, .scalars = {{"alpha", 2.f}}},
+      {.body = "a = x; b = x; c = x; d = x", .inputs = {{"x", DType::f32}},
+       .outputs = {{"a", DType::i32}, {"b", DType::i8}, {"c", DType::f16}, {"d", DType::bf16}}},
+      {.body = "z = x + 1", .inputs = {{"x", DType::u8}}, .outputs = {{"z", DType::u8}}},
+      {.body = "z = x + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}},
+  };
+  for (DType t : kAllDTypes) ops.push_back({.body = "z = x - y", .inputs = {{"x", t}, {"y", t}}, .outputs = {{"z", t}}});
+  for (const auto& op : ops) {
+    const int widest = 16 / static_cast<int>(std::min(dtype_size(op.inputs[0].dtype), dtype_size(op.outputs[0].dtype)));
+    for (int vec = widest; vec >= 1; vec /= 2) {  // misaligned pointers select narrower variants
+      ElementwiseConfig c{};
+      c.vector_width = vec;
+      EXPECT_NO_THROW(rt.compile_elementwise(op, c)) << op.body << " vec " << vec;
+    }
+  }
+}
+
 TEST_P(ElementwiseCompileArch, TypeErrorsComeBackWithTheLog) {
   RuntimeOptions o;
   o.arch = GetParam();

@@ -86,10 +86,14 @@ std::string elementwise_source(const ElementwiseOp& op) {
   }
   for (const auto& o : op.inputs) params += fmt::format("{}{} {}", params.empty() ? "" : ", ", compute_type(o.dtype), o.name);
   for (const auto& o : op.outputs) params += fmt::format(", {}& {}", compute_type(o.dtype), o.name);
+  bool half_types = false;
+  for (const auto* list : {&op.inputs, &op.outputs})
+    for (const auto& o : *list) half_types = half_types || o.dtype == DType::f16 || o.dtype == DType::bf16;
   std::string body = op.body;
   while (!body.empty() && (body.back() == ' ' || body.back() == '\n' || body.back() == ';')) body.pop_back();
   return fmt::format(
       "// tilejit elementwise{}{}\n"
+      "{}"
       "#include \"elementwise.cuh\"\n\n"
       "namespace tilejit_gen {{\n"
       "struct elementwise_op {{\n"
@@ -101,7 +105,8 @@ std::string elementwise_source(const ElementwiseOp& op) {
       "  }}\n"
       "}};\n"
       "}}  // namespace tilejit_gen\n",
-      op.name.empty() ? "" : " ", op.name, members, init, params, body);
+      op.name.empty() ? "" : " ", op.name, half_types ? "" : "#define TILEJIT_NO_HALF_TYPES 1  // no f16/bf16 operand\n", members,
+      init, params, body);
 }
 
 std::string elementwise_name_expression(const ElementwiseOp& op, const ElementwiseConfig& c, int vector_width) {
