@@ -128,6 +128,9 @@ std::vector<std::string> NvrtcCompiler::options(const std::string& arch, const s
       "-std=c++17",
       "--include-path=" + cuda_include_.string(),
       "-DTILEJIT_NVRTC=1",
+      // Leaves out texture/surface types and device-side runtime calls, which no template uses:
+      // 6-8 ms less per compile on the development machine.
+      "--minimal",
   };
   opts.insert(opts.end(), extra.begin(), extra.end());
   return opts;
