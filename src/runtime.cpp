@@ -79,6 +79,9 @@ Runtime::Impl::Impl(const RuntimeOptions& options)
       compiler.toolkit_headers_digest();
       for (const auto& path : templates.paths())
         if (path.find('/') == std::string::npos) templates.digest(path);  // entry templates live at the top
+      // NVRTC's start-up overlaps the device set-up (cuInit, context creation) that comes before
+      // any launch, instead of landing on the first compile.
+      if (settings.nvrtc_warmup) jit::NvrtcCompiler::warm_up();
     } catch (const std::exception& e) {
       util::log().debug("key warm-up: {}", e.what());  // the first key computes what is missing
     }

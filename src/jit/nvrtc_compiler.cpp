@@ -122,6 +122,16 @@ const util::Hash128& NvrtcCompiler::toolkit_headers_digest() const {
   return toolkit_digest_;
 }
 
+void NvrtcCompiler::warm_up() noexcept {
+  nvrtcProgram prog = nullptr;
+  if (nvrtcCreateProgram(&prog, "__global__ void tilejit_nvrtc_warm_up() {}\n", "tilejit_nvrtc_warm_up.cu", 0, nullptr, nullptr) !=
+      NVRTC_SUCCESS)
+    return;
+  const char* opts[] = {"--gpu-architecture=compute_80", "-std=c++17", "--minimal"};
+  nvrtcCompileProgram(prog, 3, opts);
+  nvrtcDestroyProgram(&prog);
+}
+
 std::vector<std::string> NvrtcCompiler::options(const std::string& arch, const std::vector<std::string>& extra) const {
   std::vector<std::string> opts = {
       "--gpu-architecture=" + arch,

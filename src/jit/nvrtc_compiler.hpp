@@ -39,6 +39,10 @@ class NvrtcCompiler {
   // Compiles; throws CompileError (log, options, instantiation) when NVRTC rejects the program.
   CompiledKernel compile(const CompileRequest& request) const;
 
+  // Compiles an empty program, so that NVRTC's one-time start-up (loading its builtins, growing its
+  // heap: about 100 ms on the H200 machine's VM) is paid here, off the first real compile.
+  static void warm_up() noexcept;
+
   const TemplateSet& templates() const noexcept { return templates_; }
   const std::filesystem::path& cuda_include_dir() const noexcept { return cuda_include_; }
   // XXH3-128 over the CUDA headers the templates may include (cuda_fp16/bf16 and their .hpp),

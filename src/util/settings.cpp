@@ -165,6 +165,11 @@ Settings Settings::from_environment() {
   if (always) s.always_compile = parse_bool("TILEJIT_ALWAYS_COMPILE", *always);
   row("TILEJIT_ALWAYS_COMPILE", always, "0", "0", "ignore both caches and compile every kernel (debugging)");
 
+  auto warmup = env("TILEJIT_NVRTC_WARMUP");
+  if (warmup) s.nvrtc_warmup = parse_bool("TILEJIT_NVRTC_WARMUP", *warmup);
+  row("TILEJIT_NVRTC_WARMUP", warmup, "1", "1",
+      "start NVRTC on a background thread when a Runtime is created (0: not, for processes that only load cached kernels)");
+
   auto libcuda = env("TILEJIT_LIBCUDA");
   if (libcuda) s.driver_library = *libcuda;
   row("TILEJIT_LIBCUDA", libcuda, s.driver_library, "libcuda.so.1", "the CUDA driver library loaded at run time");

@@ -34,6 +34,7 @@ struct Settings {
   std::filesystem::path cuda_home;
   std::optional<std::filesystem::path> dump_dir;
   bool always_compile = false;
+  bool nvrtc_warmup = true;
   std::string driver_library = "libcuda.so.1";
   std::vector<SettingRow> rows;  // every variable, for display
 

@@ -80,7 +80,7 @@ TEST(Cli, ConfigListsEveryVariable) {
   }
   for (const char* v : {"TILEJIT_CACHE_DIR", "TILEJIT_CACHE", "TILEJIT_CACHE_MAX_SIZE", "TILEJIT_ARCH", "TILEJIT_DEVICE",
                         "TILEJIT_LOG_LEVEL", "TILEJIT_GEMM_CONFIG", "TILEJIT_TEMPLATE_DIR", "TILEJIT_CUDA_HOME",
-                        "TILEJIT_DUMP_DIR", "TILEJIT_ALWAYS_COMPILE", "TILEJIT_LIBCUDA"})
+                        "TILEJIT_DUMP_DIR", "TILEJIT_ALWAYS_COMPILE", "TILEJIT_LIBCUDA", "TILEJIT_NVRTC_WARMUP"})
     EXPECT_TRUE(vars.count(v)) << v;
   Result bad = run_cli("config", "TILEJIT_CACHE_MAX_SIZE=lots");
   EXPECT_EQ(bad.code, 2) << bad.out;

@@ -159,6 +159,32 @@ int bench_first_call() {
   return 0;
 }
 
+// A process's first compile, as a user meets it: Runtime, device set-up (cuInit, context, memory),
+// then the first call of an op that is in no cache (compile, load, launch).
+int bench_cold_call() {
+  auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  const auto t0 = Clock::now();
+  Runtime rt;
+  const auto t1 = Clock::now();
+  std::string why;
+  if (!rt.has_device(&why)) {
+    fmt::print(stderr, "tilejit bench cold-call: cannot launch: {}\n", why);
+    return kExitFailure;
+  }
+  const std::uint64_t n = 1 << 20;
+  auto x = rt.alloc(n * 4), y = rt.alloc(n * 4), z = rt.alloc(n * 4);
+  rt.synchronize();
+  const auto t2 = Clock::now();
+  ElementwiseOp op{.body = "z = x + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}};
+  rt.elementwise(op, {x.ptr(), y.ptr()}, {z.ptr()}, n);
+  rt.synchronize();
+  const auto t3 = Clock::now();
+  const auto st = rt.stats();
+  fmt::print("Runtime {:.3f} ms, device set-up {:.1f} ms, first call {:.1f} ms ({}, NVRTC {:.1f} ms)\n", ms(t1 - t0), ms(t2 - t1),
+             ms(t3 - t2), st.compiles ? "compiled" : st.disk_hits ? "disk hit" : "memory", st.compile_seconds * 1000);
+  return 0;
+}
+
 }  // namespace
 
 void register_bench(CLI::App& bench_app, Action& action) {
@@ -171,6 +197,8 @@ void register_bench(CLI::App& bench_app, Action& action) {
   CLI::App* compile = bench->add_subcommand("compile", "Cold and warm NVRTC compile times of elementwise kernels");
   compile->add_option("--arch", *arch, "Target architecture");
   compile->callback([&action, arch] { action = [arch] { return bench_compile(*arch); }; });
+  CLI::App* cold = bench->add_subcommand("cold-call", "A fresh process's first call of an uncached op: device set-up, then compile, load, launch");
+  cold->callback([&action] { action = [] { return bench_cold_call(); }; });
   CLI::App* first = bench->add_subcommand("first-call", "Time of an op's first call in this process (disk hit or compile)");
   first->callback([&action] { action = [] { return bench_first_call(); }; });
 }
