@@ -157,6 +157,22 @@ std::string Runtime::Impl::arch(bool arch_specific) {
   return fmt::format("sm_{}{}{}", s.info.cc_major, s.info.cc_minor, a ? "a" : "");
 }
 
+CompiledKernelInfo describe_kernel(const jit::Kernel& kernel, bool compiled_here) {
+  const auto& req = kernel.request();
+  CompiledKernelInfo info;
+  info.program_name = req.compile.program_name;
+  info.kernel_name = req.compile.name_expression;
+  info.lowered_name = kernel.compiled().lowered_name;
+  info.arch = req.arch;
+  info.key = kernel.key().hash.hex();
+  info.options = req.compile.options;
+  info.source = req.compile.source;
+  info.from_cache = !compiled_here;
+  info.compile_ms = compiled_here ? kernel.compiled().compile_ms : 0;
+  info.cubin_bytes = kernel.compiled().cubin.size();
+  return info;
+}
+
 // ---- Runtime ---------------------------------------------------------------------------------
 
 Runtime::Runtime() : Runtime(RuntimeOptions{}) {}

@@ -24,6 +24,9 @@ struct ElementwisePlanState;
 struct GemmPlanState;
 }
 
+// What compile_elementwise / compile_gemm report about a kernel; compiled_here: this call compiled it.
+CompiledKernelInfo describe_kernel(const jit::Kernel& kernel, bool compiled_here);
+
 struct Runtime::Impl {
   explicit Impl(const RuntimeOptions& options);
   ~Impl();

@@ -239,14 +239,7 @@ std::optional<DiskEntry> DiskCache::lookup(const KernelKey& key) {
   }
   if (!entry) {
     util::log().warn("kernel cache: corrupt entry {} ({}); removing it and compiling again", path.string(), problem);
-    if (writable()) {
-      ::unlink(path.c_str());
-      fs::path use = path;
-      ::unlink(use.replace_extension(".use").c_str());
-    }
-    CacheCounters c;
-    c.corrupt = 1;
-    add_counters(c);
+    remove_corrupt(key);
     return std::nullopt;
   }
   if (writable()) {
@@ -352,11 +345,12 @@ void DiskCache::enforce_bound() {
 }
 
 void DiskCache::remove_corrupt(const KernelKey& key) {
-  if (!writable()) return;
-  const fs::path path = entry_path(key.hash.hex());
-  ::unlink(path.c_str());
-  fs::path use = path;
-  ::unlink(use.replace_extension(".use").c_str());
+  if (writable()) {
+    const fs::path path = entry_path(key.hash.hex());
+    ::unlink(path.c_str());
+    fs::path use = path;
+    ::unlink(use.replace_extension(".use").c_str());
+  }
   CacheCounters c;
   c.corrupt = 1;
   add_counters(c);

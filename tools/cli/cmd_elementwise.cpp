@@ -149,19 +149,6 @@ int run_elementwise(const ElementwiseArgs& a) {
   return ok ? 0 : kExitFailure;
 }
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    auto comma = s.find(',', start);
-    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!part.empty()) out.push_back(part);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 struct CompileArgs {
   ElementwiseArgs op;               // options shared with `tilejit elementwise`
   std::vector<std::string> exprs;   // several -e

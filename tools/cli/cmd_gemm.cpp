@@ -133,18 +133,6 @@ std::vector<std::array<std::int64_t, 3>> parse_shapes(const std::string& s) {
   return out;
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    std::size_t comma = s.find(',', start);
-    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 int bench_gemm(const GemmArgs& a) {
   Runtime rt;
   std::string why;
@@ -156,7 +144,7 @@ int bench_gemm(const GemmArgs& a) {
   const auto shapes = parse_shapes(a.shapes.empty() ? "1024x1024x1024,4096x4096x4096,8192x8192x8192,4096x4096x512,16x8192x8192,"
                                                       "128x8192x8192,1000x1000x1000,4095x4095x4095"
                                                     : a.shapes);
-  const auto layouts = split(a.layout == "NN" && a.shapes.empty() ? "NN,NT,TN,TT" : a.layout);
+  const auto layouts = split_commas(a.layout == "NN" && a.shapes.empty() ? "NN,NT,TN,TT" : a.layout);
   auto cfg = config_of(a.config);
   fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; CUDA events per launch, {} warm-ups, median of {}\n", a.dtype,
              a.out_dtype.empty() ? a.dtype : a.out_dtype, a.math, rt.device_info().name, 5, a.runs);

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tilejit::cli {
 
@@ -14,6 +15,20 @@ inline constexpr int kExitUsage = 2;
 
 // A command's action returns the exit code; exceptions are turned into messages by main().
 using Action = std::function<int()>;
+
+// "a,b,,c" -> {"a", "b", "c"} (empty parts dropped).
+inline std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const auto comma = s.find(',', start);
+    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!part.empty()) out.push_back(std::move(part));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
 
 void register_info(CLI::App& app, Action& action);
 void register_elementwise(CLI::App& app, CLI::App& compile, Action& action);

@@ -264,19 +264,7 @@ CompiledKernelInfo Runtime::compile_elementwise(const ElementwiseOp& op, const E
   auto state = make_plan_state(impl_, op, config);
   const int variant = std::countr_zero(static_cast<unsigned>(state->config.vector_width));
   auto kernel = state->kernel(variant);
-  CompiledKernelInfo info;
-  const auto& req = kernel->request();
-  info.program_name = req.compile.program_name;
-  info.kernel_name = req.compile.name_expression;
-  info.lowered_name = kernel->compiled().lowered_name;
-  info.arch = req.arch;
-  info.key = kernel->key().hash.hex();
-  info.options = req.compile.options;
-  info.source = req.compile.source;
-  info.from_cache = !state->compiled_here[variant];
-  info.compile_ms = info.from_cache ? 0 : kernel->compiled().compile_ms;
-  info.cubin_bytes = kernel->compiled().cubin.size();
-  return info;
+  return describe_kernel(*kernel, state->compiled_here[variant]);
 }
 
 }  // namespace tilejit

@@ -317,19 +317,7 @@ CompiledKernelInfo Runtime::compile_gemm(const GemmProblem& problem, const GemmC
   auto s = make_gemm_plan(impl_, problem, config);
   bool compiled = false;
   auto kernel = s->kernel(s->own, &compiled);
-  const auto& req = kernel->request();
-  CompiledKernelInfo info;
-  info.program_name = req.compile.program_name;
-  info.kernel_name = req.compile.name_expression;
-  info.lowered_name = kernel->compiled().lowered_name;
-  info.arch = req.arch;
-  info.key = kernel->key().hash.hex();
-  info.options = req.compile.options;
-  info.source = req.compile.source;
-  info.from_cache = !compiled;
-  info.compile_ms = compiled ? kernel->compiled().compile_ms : 0;
-  info.cubin_bytes = kernel->compiled().cubin.size();
-  return info;
+  return describe_kernel(*kernel, compiled);
 }
 
 }  // namespace tilejit
