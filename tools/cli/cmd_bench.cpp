@@ -30,11 +30,7 @@ Stats summarize(std::vector<double> v) {
 
 int bench_launch(int launches) {
   Runtime rt;
-  std::string why;
-  if (!rt.has_device(&why)) {
-    fmt::print(stderr, "tilejit bench launch: cannot launch: {}\n", why);
-    return kExitFailure;
-  }
+  if (!require_device(rt, "bench launch")) return kExitFailure;
   const auto& api = jit::driver();
   ElementwiseOp op{.body = "z = x + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}};
   const std::uint64_t n = 1024;  // one block: the GPU side is as short as a launch can be
@@ -126,11 +122,7 @@ int bench_first_call() {
   const auto c0 = Clock::now();
   Runtime rt;  // settings, templates, disk cache opened: no driver call yet
   const auto c1 = Clock::now();
-  std::string why;
-  if (!rt.has_device(&why)) {
-    fmt::print(stderr, "tilejit bench first-call: cannot launch: {}\n", why);
-    return kExitFailure;
-  }
+  if (!require_device(rt, "bench first-call")) return kExitFailure;
   const std::uint64_t n = 1 << 20;
   auto x = rt.alloc(n * 4), y = rt.alloc(n * 4), z = rt.alloc(n * 4);
   rt.synchronize();
@@ -166,11 +158,7 @@ int bench_cold_call() {
   const auto t0 = Clock::now();
   Runtime rt;
   const auto t1 = Clock::now();
-  std::string why;
-  if (!rt.has_device(&why)) {
-    fmt::print(stderr, "tilejit bench cold-call: cannot launch: {}\n", why);
-    return kExitFailure;
-  }
+  if (!require_device(rt, "bench cold-call")) return kExitFailure;
   const std::uint64_t n = 1 << 20;
   auto x = rt.alloc(n * 4), y = rt.alloc(n * 4), z = rt.alloc(n * 4);
   rt.synchronize();

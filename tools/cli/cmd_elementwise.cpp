@@ -57,11 +57,7 @@ ElementwiseConfig make_config(const ElementwiseArgs& a) { return {a.threads, a.v
 int run_elementwise(const ElementwiseArgs& a) {
   const ElementwiseOp op = make_op(a);
   Runtime rt;
-  std::string why;
-  if (!rt.has_device(&why)) {
-    fmt::print(stderr, "tilejit elementwise: cannot launch: {}\n", why);
-    return kExitFailure;
-  }
+  if (!require_device(rt, "elementwise")) return kExitFailure;
   ElementwisePlan plan = rt.plan_elementwise(op, make_config(a));
   const auto& cfg = plan.config();
   const DeviceInfo& dev = rt.device_info();

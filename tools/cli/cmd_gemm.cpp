@@ -75,11 +75,7 @@ double tflops(double flops, double ms) { return flops / (ms * 1e-3) / 1e12; }
 
 int run_gemm(const GemmArgs& a) {
   Runtime rt;
-  std::string why;
-  if (!rt.has_device(&why)) {
-    fmt::print(stderr, "tilejit gemm: cannot launch: {}\n", why);
-    return kExitFailure;
-  }
+  if (!require_device(rt, "gemm")) return kExitFailure;
   GemmCase gc(rt, problem_of(a, a.layout), a.bias, static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   auto cfg = config_of(a.config);
   GemmPlan plan = cfg ? rt.plan_gemm(gc.problem, *cfg) : rt.plan_gemm(gc.problem);
@@ -135,11 +131,7 @@ std::vector<std::array<std::int64_t, 3>> parse_shapes(const std::string& s) {
 
 int bench_gemm(const GemmArgs& a) {
   Runtime rt;
-  std::string why;
-  if (!rt.has_device(&why)) {
-    fmt::print(stderr, "tilejit bench gemm: cannot launch: {}\n", why);
-    return kExitFailure;
-  }
+  if (!require_device(rt, "bench gemm")) return kExitFailure;
   Cublas cublas;
   const auto shapes = parse_shapes(a.shapes.empty() ? "1024x1024x1024,4096x4096x4096,8192x8192x8192,4096x4096x512,16x8192x8192,"
                                                       "128x8192x8192,1000x1000x1000,4095x4095x4095"
@@ -192,11 +184,7 @@ int bench_gemm(const GemmArgs& a) {
 
 int bench_puzzle33(const GemmArgs& a) {
   Runtime rt;
-  std::string why;
-  if (!rt.has_device(&why)) {
-    fmt::print(stderr, "tilejit bench puzzle33: cannot launch: {}\n", why);
-    return kExitFailure;
-  }
+  if (!require_device(rt, "bench puzzle33")) return kExitFailure;
   Cublas cublas;
   GemmArgs base = a;
   base.m = base.n = base.k = 1024;

@@ -1,6 +1,8 @@
 // The tilejit command-line tool: one file per command group, each registering its subcommands.
 #pragma once
 
+#include <tilejit/runtime.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -15,6 +17,9 @@ inline constexpr int kExitUsage = 2;
 
 // A command's action returns the exit code; exceptions are turned into messages by main().
 using Action = std::function<int()>;
+
+// False (after saying why on stderr) when `rt` has no usable GPU; every launching command starts so.
+bool require_device(const Runtime& rt, const char* command);
 
 // "a,b,,c" -> {"a", "b", "c"} (empty parts dropped).
 inline std::vector<std::string> split_commas(const std::string& s) {

@@ -7,6 +7,15 @@
 
 #include <cstdio>
 
+namespace tilejit::cli {
+bool require_device(const Runtime& rt, const char* command) {
+  std::string why;
+  if (rt.has_device(&why)) return true;
+  std::fprintf(stderr, "tilejit %s: cannot launch: %s\n", command, why.c_str());
+  return false;
+}
+}  // namespace tilejit::cli
+
 int main(int argc, char** argv) {
   using namespace tilejit;
   CLI::App app{fmt::format("tilejit {}: run-time specialised GEMM and elementwise kernels for NVIDIA GPUs", kVersionString),
