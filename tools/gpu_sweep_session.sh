@@ -1,18 +1,44 @@
 #!/usr/bin/env bash
-# GEMM tuning session on the GPU machine: an ncu profile of the large bf16 kernel, then sweeps.
+# GEMM tuning session on the GPU machine: the mma.sync ceiling, the GEMM correctness tests, then
+# configuration sweeps beside cuBLAS. Kernels come from .cache-gpu when it was filled beforehand with
+#   PRECOMPILE=1 tools/gpu_sweep_session.sh     (on the development machine)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export TILEJIT_CACHE_DIR="$root/.cache-gpu"
-out="${OUT:-/tmp}"
-BF="mma:128x256x32:64x64:4 mma:128x128x32:64x32:4 mma:128x128x32:64x32:3 mma:128x128x64:64x32:3 mma:256x128x32:64x64:3 mma:128x256x64:64x64:3 mma:128x128x32:64x64:4 mma:64x128x32:32x64:4"
-TF="mma:128x128x16:64x32:4 mma:128x256x16:64x64:3 mma:128x128x32:64x32:3 mma:256x128x16:64x64:3 mma:128x64x32:64x32:4 mma:64x64x16:32x32:4"
-SG="simt:128x128x8:64x32:2 simt:128x128x16:64x32:2 simt:128x256x8:64x64:2 simt:256x128x8:64x64:2 simt:128x64x8:64x32:2"
-timeout 120 ncu --clock-control none --kernel-name regex:gemm_mma --launch-skip 1 --launch-count 1 \
-  --section SpeedOfLight --section WarpStateStats --section Occupancy \
-  build/bin/tilejit gemm --m 4096 --n 4096 --k 4096 --dtype bf16 --layout NN --config mma:128x256x32:64x64:4 --bench --runs 2 \
-  > "$out/ncu_bf16.txt" 2>&1
-grep -E "Throughput|Stall|Warp Cycles|Achieved Occupancy|Registers|Theoretical Occupancy|Issued|Eligible" "$out/ncu_bf16.txt" | head -40
+BF="mma:128x256x32:64x64:4 mma:128x256x32:64x64:5 mma:128x256x64:64x64:3 mma:128x256x64:64x64:4 mma:256x128x32:64x64:4 mma:256x128x64:64x64:3"
+TF="mma:128x256x32:64x64:3 mma:128x256x16:64x64:4 mma:128x256x32:64x64:2 mma:128x128x32:64x64:3 mma:256x128x32:64x64:3 mma:256x128x16:64x64:4"
+TF1K="mma:64x128x32:32x64:4 mma:64x128x32:32x64:3 mma:64x128x16:32x64:4"
+SG="simt:256x128x16:64x64:2 simt:128x256x16:64x64:2 simt:256x128x32:64x64:2 simt:128x128x16:64x64:2"
+if [ "${PRECOMPILE:-0}" = 1 ]; then
+  export PRECOMPILE
+  tools/gemm_sweep.sh bf16 exact 4096x4096x4096 NN,NT $BF
+  tools/gemm_sweep.sh f32 tf32 4096x4096x4096 NN,NT $TF
+  tools/gemm_sweep.sh f32 tf32 1024x1024x1024 NN $TF1K
+  tools/gemm_sweep.sh f32 exact 4096x4096x4096 NN,NT $SG
+  exit 0
+fi
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+[ -x build/mma_peak ] && build/mma_peak
+if [ -n "${SASS_CONFIGS:-}" ]; then
+  # Opcode histogram of each kernel's SASS (cuobjdump exists on the GPU machine only).
+  for spec in $SASS_CONFIGS; do  # DTYPE/MATH/LAYOUT/CONFIG
+    IFS=/ read -r dt math lay cfg <<<"$spec"
+    d="${OUT:-/tmp}/sass/$dt-$math-$lay-${cfg//:/_}"
+    mkdir -p "$d"
+    TILEJIT_CACHE=off TILEJIT_DUMP_DIR="$d" build/bin/tilejit compile gemm --dtype "$dt" --math "$math" --layout "$lay" \
+      --config "$cfg" --m 4096 --n 4096 --k 4096 --arch sm_90 >/dev/null
+    cuobjdump --dump-sass "$d"/*.cubin > "$d/kernel.sass"
+    echo "== SASS $spec: $(grep -cE '^\s+/\*[0-9a-f]{4}\*/' "$d/kernel.sass") instructions"
+    grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+(@!?U?P[0-9T] )?[A-Z0-9_.]+' "$d/kernel.sass" | awk '{print $NF}' | sed 's/\..*//' |
+      sort | uniq -c | sort -rn | head -14 | tr '\n' ' '; echo
+  done
+fi
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+  ctest --test-dir build -R GemmGpu -j 16 --output-on-failure > "${OUT:-/tmp}/gemm_tests.log" 2>&1
+  echo "gemm tests rc=$?"; grep -E "tests passed|Failed|FAILED" "${OUT:-/tmp}/gemm_tests.log" | head -20
+fi
 echo "== bf16 4096^3"; tools/gemm_sweep.sh bf16 exact 4096x4096x4096 NN,NT $BF
 echo "== tf32 4096^3"; tools/gemm_sweep.sh f32 tf32 4096x4096x4096 NN,NT $TF
-echo "== tf32 1024^3"; tools/gemm_sweep.sh f32 tf32 1024x1024x1024 NN $TF
+echo "== tf32 1024^3"; tools/gemm_sweep.sh f32 tf32 1024x1024x1024 NN $TF1K
 echo "== f32 4096^3"; tools/gemm_sweep.sh f32 exact 4096x4096x4096 NN,NT $SG
+if [ "${PUZZLE:-0}" = 1 ]; then echo "== puzzle33"; build/bin/tilejit bench puzzle33 --runs 20; fi

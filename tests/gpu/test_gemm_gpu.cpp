@@ -129,6 +129,15 @@ TEST_F(GemmGpuMisc, MixedOutputDtypesAndLeadingDimensions) {
   p = shape(kMaths[0], "NT", 33, 47, 29);
   p.d.dtype = DType::bf16;
   expect_correct(rt, p);
+  // An odd leading dimension of a row-major D, and a column-major D, on tensor-core paths.
+  for (const Math* m : {&kMaths[1], &kMaths[3]}) {
+    p = shape(*m, "NT", 200, 136, 96);
+    p.d.ld = 137;
+    expect_correct(rt, p);
+    p.d.ld = 0;
+    p.d.layout = Layout::col_major;
+    expect_correct(rt, p);
+  }
 }
 
 TEST_F(GemmGpuMisc, PlansRunWithOtherPointersAndRuntimeGemmReusesPlans) {

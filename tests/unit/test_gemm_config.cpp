@@ -159,16 +159,17 @@ TEST(GemmProblem, ValidationNamesTheArgument) {
 TEST(GemmHeuristic, PicksByDtypeAndSize) {
   std::string why;
   auto big = choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132, &why);
-  EXPECT_EQ(big.to_string(), "mma:128x128x32:64x64:4");
+  EXPECT_EQ(big.to_string(), "mma:128x256x32:64x64:4");
   EXPECT_NE(why.find("large"), std::string::npos);
+  auto medium = choose_gemm_config(problem(DType::bf16, MathMode::exact, 2048, 2048, 2048), "sm_90a", 132, &why);
+  EXPECT_EQ(medium.to_string(), "mma:128x128x32:64x64:4");  // 128 tiles of 128x256 would leave SMs idle
   auto small = choose_gemm_config(problem(DType::f16, MathMode::exact, 256, 256, 4096), "sm_90a", 132, &why);
   EXPECT_EQ(small.bm, 64);
   EXPECT_NE(why.find("small"), std::string::npos);
   auto exact = choose_gemm_config(problem(DType::f32, MathMode::exact, 4096, 4096, 4096), "sm_90a", 132, &why);
-  EXPECT_EQ(exact.kind, GemmKind::simt);
+  EXPECT_EQ(exact.to_string(), "simt:256x128x16:64x64:2");
   auto tf32 = choose_gemm_config(problem(DType::f32, MathMode::tf32, 4096, 4096, 4096), "sm_90a", 132, &why);
-  EXPECT_EQ(tf32.kind, GemmKind::mma);
-  EXPECT_EQ(tf32.bk % 8, 0);
+  EXPECT_EQ(tf32.to_string(), "mma:128x128x32:64x64:3");
   for (auto p : {problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), problem(DType::f32, MathMode::tf32, 8192, 8192, 64),
                  problem(DType::f32, MathMode::exact, 3, 5, 7), problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
     for (const char* arch : {"sm_80", "sm_86", "sm_90a"})

@@ -223,8 +223,8 @@ int bench_puzzle33(const GemmArgs& a) {
   }
   std::string best_tf32, best_exact;
   double best_exact_ms = 1e30;
-  for (const char* c : {"mma:128x128x16:64x32:4", "mma:128x64x16:64x32:4", "mma:64x64x16:32x32:4", "mma:128x64x32:64x32:3",
-                        "mma:64x128x32:32x64:3", "mma:128x128x32:64x64:3"}) {
+  for (const char* c : {"mma:64x128x32:32x64:4", "mma:64x128x32:32x64:3", "mma:64x128x16:32x64:4", "mma:64x64x32:32x32:4",
+                        "mma:128x64x32:64x32:4", "mma:128x128x32:64x64:3"}) {
     auto [plan, cs] = run_cfg(gt, c);
     double ms = report(std::string("tf32 candidate"), gt, [&](CUstream s) { plan.run(s); }, cs);
     if (ms < best_tf32_ms) best_tf32_ms = ms, best_tf32 = cs;

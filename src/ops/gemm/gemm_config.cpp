@@ -184,20 +184,25 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& p, const std::
 }
 
 GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int sms, std::string* why) {
-  const long long tiles128 = ((p.m + 127) / 128) * ((p.n + 127) / 128) * std::max<std::int64_t>(1, p.batch);
+  const long long batches = std::max<std::int64_t>(1, p.batch);
+  const long long tiles128 = ((p.m + 127) / 128) * ((p.n + 127) / 128) * batches;
+  const long long tiles128x256 = ((p.m + 127) / 128) * ((p.n + 255) / 256) * batches;
   std::string reason;
   GemmConfig c;
-  // Measured on the H200 (docs/benchmarks.md, 2026-11-29 sweep at 4096^3 and 1024^3).
+  // Measured on the H200 (docs/benchmarks.md: sweeps at 4096^3 and 1024^3, 2026-11-29).
   if (p.a.dtype == DType::f32 && p.math == MathMode::exact) {
-    if (tiles128 >= 2 * sms) c = {GemmKind::simt, 256, 128, 8, 64, 64, 2}, reason = "exact f32, large: 256x128 SIMT tiles, 8x16 per thread";
+    if (tiles128 >= 2 * sms) c = {GemmKind::simt, 256, 128, 16, 64, 64, 2}, reason = "exact f32, large: 256x128x16 SIMT tiles, 8x16 per thread";
     else if (tiles128 >= sms) c = {GemmKind::simt, 128, 128, 8, 64, 32, 2}, reason = "exact f32: 128x128 SIMT tiles fill the device";
     else c = {GemmKind::simt, 64, 64, 8, 32, 16, 2}, reason = fmt::format("exact f32: {} 128x128 tiles < {} SMs, 64x64 tiles", tiles128, sms);
   } else if (p.a.dtype == DType::f32) {
-    if (tiles128 >= 2 * sms) c = {GemmKind::mma, 128, 128, 32, 64, 32, 3}, reason = "tf32, large: 128x128x32 tiles, 8 warps";
-    else if (tiles128 * 2 >= sms) c = {GemmKind::mma, 128, 64, 32, 64, 32, 4}, reason = "tf32, medium: 128x64 tiles";
+    if (tiles128 >= 2 * sms) c = {GemmKind::mma, 128, 128, 32, 64, 64, 3}, reason = "tf32, large: 128x128x32 tiles, 4 warps of 64x64";
+    else if (tiles128 * 2 >= sms) c = {GemmKind::mma, 64, 128, 32, 32, 64, 4}, reason = "tf32, medium: 64x128 tiles, 4 warps of 32x64";
     else c = {GemmKind::mma, 64, 64, 16, 32, 32, 4}, reason = fmt::format("tf32, small ({} 128x128 tiles for {} SMs): 64x64 tiles", tiles128, sms);
   } else {
-    if (tiles128 >= sms) {
+    if (tiles128x256 >= sms) {
+      c = {GemmKind::mma, 128, 256, 32, 64, 64, 4};
+      reason = "f16/bf16, large: 128x256 tiles, 8 warps of 64x64, 4 cp.async stages";
+    } else if (tiles128 >= sms) {
       c = {GemmKind::mma, 128, 128, 32, 64, 64, 4};
       reason = "f16/bf16, large: 128x128 tiles, 4 warps of 64x64, 4 cp.async stages";
     } else {
