@@ -55,6 +55,7 @@ struct Runtime::Impl {
   // digests) on a background thread started by the constructor, so that a fresh process's first
   // cache lookup, which comes after its context creation, finds them ready.
   std::future<void> key_warmup;
+  void warm_up_first_call_host_path();
 
   // Elementwise plans by op signature, for Runtime::elementwise.
   std::mutex plans_mutex;

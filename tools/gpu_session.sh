@@ -52,7 +52,12 @@ for what in "$@"; do
       saved_cache_dir="$TILEJIT_CACHE_DIR"
       export TILEJIT_CACHE_DIR=/tmp/tilejit-first-call-cache
       rm -rf "$TILEJIT_CACHE_DIR"
-      for i in 1 2 3 4 5; do step "first_call_$i" 2 "$bin/tilejit" bench first-call; done
+      for i in 1 2 3 4 5 6; do step "first_call_$i" 2 "$bin/tilejit" bench first-call; done
+      for i in 1 2 3 4 5; do step "first_call_warm_loader_$i" 2 "$bin/tilejit" bench first-call --warm-loader; done
+      export TILEJIT_CACHE_DIR="$saved_cache_dir"
+      ;;
+    bench-compile32)
+      saved_cache_dir="$TILEJIT_CACHE_DIR"
       exprs=(-e 'z = x + y' -e 'z = x * alpha + y' -s alpha=2 -e 'z = tanh(x) * y' -e 'z = max(x, y) - min(x, y)')
       step compile32_serial 1 env TILEJIT_CACHE=off "$bin/tilejit" compile elementwise "${exprs[@]}" \
         --dtype f32,f64,f16,bf16,i32,i64,i8,u8 --arch sm_90a --jobs 1

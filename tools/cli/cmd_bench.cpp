@@ -118,21 +118,17 @@ int bench_compile(const std::string& arch) {
 // The first call of an op in a fresh process: plan (validation, configuration), then the first run
 // (kernel key, memory miss, disk entry or compile, module load, launch). The device is set up first
 // and not counted: a context exists in any process that launches anything.
-int bench_first_call() {
-  const auto c0 = Clock::now();
-  Runtime rt;  // settings, templates, disk cache opened: no driver call yet
-  const auto c1 = Clock::now();
-  if (!require_device(rt, "bench first-call")) return kExitFailure;
-  const std::uint64_t n = 1 << 20;
-  auto x = rt.alloc(n * 4), y = rt.alloc(n * 4), z = rt.alloc(n * 4);
-  rt.synchronize();
+// The steps of an op's first call in this process, timed one by one: plan (validation,
+// configuration); the kernel from the JIT core (key, memory miss, disk entry verified, or a compile);
+// the module loaded on the device; the launch.
+struct FirstCallTimes {
+  double plan = 0, lookup = 0, load = 0, launch = 0;
+  bool disk_hit = false, compiled = false;
+};
+FirstCallTimes time_first_call(Runtime& rt, const ElementwiseOp& op, DevicePtrs in, DevicePtrs out, std::uint64_t n) {
   auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  ElementwiseOp op{.body = "z = x * alpha + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}},
-                   .scalars = {{"alpha", 2.f}}};
   auto& impl = rt.impl();
-  // The steps of a first call, timed one by one: plan (validation, configuration); the kernel from the
-  // JIT core (key, memory miss, disk entry verified, or a compile); the module loaded on the device;
-  // then the launch, the process's first.
+  const auto before = rt.stats();
   const auto t0 = Clock::now();
   ElementwisePlan plan = rt.plan_elementwise(op);
   const auto t1 = Clock::now();
@@ -140,14 +136,51 @@ int bench_first_call() {
   const auto t2 = Clock::now();
   kernel->function(rt.device_ordinal());
   const auto t3 = Clock::now();
-  plan.run({x.ptr(), y.ptr()}, {z.ptr()}, n);
+  plan.run(in, out, n);
   const auto t4 = Clock::now();
   rt.synchronize();
-  const auto stats = rt.stats();
-  const char* how = stats.disk_hits ? "disk hit" : stats.compiles ? "compiled" : "memory";
+  const auto after = rt.stats();
+  return {ms(t1 - t0), ms(t2 - t1), ms(t3 - t2), ms(t4 - t3), after.disk_hits > before.disk_hits, after.compiles > before.compiles};
+}
+
+// A trivial module, loaded and unloaded before timing with --warm-loader: does the driver's first
+// module load of a process cost more than the next ones?
+constexpr const char* kWarmLoaderPtx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry tilejit_loader_warm_up() { ret; }
+)";
+
+int bench_first_call(bool warm_loader) {
+  auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  const auto c0 = Clock::now();
+  Runtime rt;  // settings, templates, disk cache opened: no driver call yet
+  const auto c1 = Clock::now();
+  if (!require_device(rt, "bench first-call")) return kExitFailure;
+  const std::uint64_t n = 1 << 20;
+  auto x = rt.alloc(n * 4), y = rt.alloc(n * 4), z = rt.alloc(n * 4);
+  rt.synchronize();
+  double warm_ms = 0;
+  if (warm_loader) {
+    const auto w0 = Clock::now();
+    jit::make_current(rt.impl().context(), rt.device_ordinal());
+    CUmodule m = nullptr;
+    jit::check(jit::driver().cuModuleLoadData(&m, kWarmLoaderPtx), "cuModuleLoadData", rt.device_ordinal(), "loader warm-up");
+    jit::driver().cuModuleUnload(m);
+    warm_ms = ms(Clock::now() - w0);
+  }
+  ElementwiseOp op{.body = "z = x * alpha + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}},
+                   .scalars = {{"alpha", 2.f}}};
+  ElementwiseOp second{.body = "z = x - y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}};
+  const FirstCallTimes a = time_first_call(rt, op, {x.ptr(), y.ptr()}, {z.ptr()}, n);
+  const FirstCallTimes b = time_first_call(rt, second, {x.ptr(), y.ptr()}, {z.ptr()}, n);
+  auto how = [](const FirstCallTimes& t) { return t.disk_hit ? "disk hit" : t.compiled ? "compiled" : "memory"; };
   fmt::print("{}: found and loaded in {:.3f} ms (plan {:.3f}, key + lookup {:.3f}, module load {:.3f}); first launch {:.3f} ms; "
-             "first call {:.3f} ms; Runtime construction before it {:.3f} ms\n",
-             how, ms(t3 - t0), ms(t1 - t0), ms(t2 - t1), ms(t3 - t2), ms(t4 - t3), ms(t4 - t0), ms(c1 - c0));
+             "first call {:.3f} ms; Runtime construction before it {:.3f} ms{}\n",
+             how(a), a.plan + a.lookup + a.load, a.plan, a.lookup, a.load, a.launch, a.plan + a.lookup + a.load + a.launch, ms(c1 - c0),
+             warm_loader ? fmt::format("; loader warm-up before it {:.3f} ms", warm_ms) : std::string());
+  fmt::print("second op, {}: found and loaded in {:.3f} ms (plan {:.3f}, key + lookup {:.3f}, module load {:.3f}); launch {:.3f} ms\n",
+             how(b), b.plan + b.lookup + b.load, b.plan, b.lookup, b.load, b.launch);
   return 0;
 }
 
@@ -188,7 +221,9 @@ void register_bench(CLI::App& bench_app, Action& action) {
   CLI::App* cold = bench->add_subcommand("cold-call", "A fresh process's first call of an uncached op: device set-up, then compile, load, launch");
   cold->callback([&action] { action = [] { return bench_cold_call(); }; });
   CLI::App* first = bench->add_subcommand("first-call", "Time of an op's first call in this process (disk hit or compile)");
-  first->callback([&action] { action = [] { return bench_first_call(); }; });
+  auto warm_loader = std::make_shared<bool>(false);
+  first->add_flag("--warm-loader", *warm_loader, "Load and unload a trivial module before timing");
+  first->callback([&action, warm_loader] { action = [warm_loader] { return bench_first_call(*warm_loader); }; });
 }
 
 }  // namespace tilejit::cli
