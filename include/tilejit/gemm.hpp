@@ -56,12 +56,15 @@ struct GemmProblem {
   GemmEpilogue epilogue;
 };
 
-enum class GemmKind : std::uint8_t { simt, mma };
+enum class GemmKind : std::uint8_t { simt, mma, wgmma };
 
 // KIND:BMxBNxBK:WMxWN:STAGES, e.g. "mma:128x64x32:32x32:1". simt: CUDA-core FMA (any dtype, exact
 // f32); mma: tensor cores through mma.sync (m16n8k16 for f16/bf16, m16n8k8 for tf32), ldmatrix and
 // cp.async with STAGES shared-memory stages. BMxBN is the block's tile of D, BK its step along K,
-// WMxWN one warp's tile. Presets: "puzzle33" (the seed's tensor-core kernel, f32 in tf32) and
+// WMxWN one warp's tile. wgmma (sm_90a): TMA copies into STAGES stages and warpgroup MMAs; WMxWN is
+// one consumer warpgroup's tile (WM 64 or 128, WN = BN), so BM / WM consumer warpgroups plus one
+// producer warpgroup run per block, on a persistent grid; BK * element size = 128 bytes (64 for
+// f16/bf16, 32 for tf32). Presets: "puzzle33" (the seed's tensor-core kernel, f32 in tf32) and
 // "puzzle33-tiled" (the seed's 32x32 tiled SIMT kernel, one output per thread).
 struct GemmConfig {
   GemmKind kind = GemmKind::mma;
@@ -71,7 +74,7 @@ struct GemmConfig {
   std::string to_string() const;
   // Parses the string form or a preset name; throws InvalidArgument naming the expected form.
   static GemmConfig parse(std::string_view text);
-  int threads() const noexcept { return (bm / wm) * (bn / wn) * 32; }
+  int threads() const noexcept { return kind == GemmKind::wgmma ? (bm / wm + 1) * 128 : (bm / wm) * (bn / wn) * 32; }
   friend bool operator==(const GemmConfig&, const GemmConfig&) = default;
 };
 

@@ -18,9 +18,10 @@ struct gemm_params {
   long long lda, ldb, ldc, ldd;
   long long stride_a, stride_b, stride_c, stride_d;  // elements between the matrices of a batch
   float alpha, beta;
-  int tiles_m, tiles_n;  // tile counts (the grid is tiles_m * tiles_n blocks per batch)
+  int tiles_m, tiles_n;  // tile counts (the grid is tiles_m * tiles_n blocks per batch, or persistent)
+  int batch, unused;
 };
-static_assert(sizeof(gemm_params) == 144, "gemm_params must match tilejit::ops::GemmParams on the host");
+static_assert(sizeof(gemm_params) == 152, "gemm_params must match tilejit::ops::GemmParams on the host");
 
 enum gemm_activation { act_none = 0, act_relu = 1, act_gelu = 2, act_silu = 3 };
 
@@ -36,16 +37,20 @@ template <bool RowMajor> __device__ __forceinline__ long long offset_of(long lon
   return RowMajor ? r * ld + c : c * ld + r;
 }
 
-// Tile coordinates of this block: groups of GroupM tile rows are walked column by column, so that
-// blocks running at the same time share rows of A and columns of B in L2.
-template <int GroupM> __device__ __forceinline__ void tile_of_block(const gemm_params& p, int& tile_m, int& tile_n) {
-  const int pid = static_cast<int>(blockIdx.x);
-  const int per_group = GroupM * p.tiles_n;
+// Coordinates of output tile `pid` of a tiles_m x tiles_n grid: groups of GroupM tile rows are walked
+// column by column, so that tiles computed at the same time share rows of A and columns of B in L2.
+template <int GroupM> __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+  const int per_group = GroupM * tiles_n;
   const int group = pid / per_group;
   const int first_m = group * GroupM;
-  const int rows = min(p.tiles_m - first_m, GroupM);
+  const int rows = min(tiles_m - first_m, GroupM);
   tile_m = first_m + (pid % per_group) % rows;
   tile_n = (pid % per_group) / rows;
+}
+
+// The tile of this block, in a grid of one block per tile.
+template <int GroupM> __device__ __forceinline__ void tile_of_block(const gemm_params& p, int& tile_m, int& tile_n) {
+  tile_coords<GroupM>(static_cast<int>(blockIdx.x), p.tiles_m, p.tiles_n, tile_m, tile_n);
 }
 
 // D = act(alpha * acc + beta * C + bias) for one element, converted to D's dtype.

@@ -166,5 +166,64 @@ TEST_F(GemmGpuMisc, ForcedConfigFromEnvironment) {
   EXPECT_LE(gc.relative_error(), 1e-2);
 }
 
+// The wgmma kind (Hopper only): K-major operands (A row-major, B column-major) whose rows TMA can
+// address (16-byte multiples), M and N tails, K tails inside a stage, every epilogue.
+class GemmGpuWgmma : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    TILEJIT_REQUIRE_GPU(rt);
+    if (rt.device_info().cc_major != 9) GTEST_SKIP() << "kind wgmma needs an sm_90 device, this is " << rt.device_info().name;
+  }
+  Runtime rt;
+};
+
+TEST_F(GemmGpuWgmma, ShapesAndConfigs) {
+  const std::vector<std::array<std::int64_t, 3>> shapes{{1, 1, 8}, {7, 13, 24}, {65, 130, 264}, {300, 520, 200}, {1000, 1000, 1000}};
+  for (const Math* m : {&kMaths[2], &kMaths[3]})
+    for (const char* cfg : {"wgmma:128x256x64:64x256:4", "wgmma:128x128x64:128x128:4", "wgmma:256x128x64:128x128:3",
+                            "wgmma:64x64x64:64x64:2", "wgmma:192x192x64:64x192:3"}) {
+      GemmConfig c = GemmConfig::parse(cfg);
+      for (auto [M, N, K] : shapes) expect_correct(rt, shape(*m, "NT", M, N, K), false, &c);
+    }
+  for (const char* cfg : {"wgmma:128x256x32:64x256:4", "wgmma:128x128x32:128x128:3"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    for (auto [M, N, K] : shapes) expect_correct(rt, shape(kMaths[1], "NT", M, N, K), false, &c);
+  }
+}
+
+TEST_F(GemmGpuWgmma, BatchAlphaBetaBiasActivationsAndColumnMajorD) {
+  GemmConfig c = GemmConfig::parse("wgmma:128x128x64:64x128:3");
+  GemmProblem p = shape(kMaths[3], "NT", 96, 80, 72);
+  p.batch = 3;
+  p.a.batch_stride = 96 * 72 + 8;  // 16-byte multiples, larger than one matrix
+  p.b.batch_stride = 72 * 80 + 16;
+  p.d.batch_stride = 96 * 80 + 7;
+  p.alpha = 0.75f;
+  p.beta = -1.25f;
+  p.c = p.d;
+  p.c.dtype = DType::bf16;
+  for (Activation act : {Activation::none, Activation::relu, Activation::gelu, Activation::silu}) {
+    p.epilogue.activation = act;
+    expect_correct(rt, p, true, &c);
+  }
+  GemmProblem q = shape(kMaths[2], "NT", 200, 136, 96);
+  q.d.layout = Layout::col_major;
+  q.d.dtype = DType::f32;
+  expect_correct(rt, q, false, &c);
+}
+
+TEST_F(GemmGpuWgmma, PlanRunsWithOtherPointers) {
+  GemmConfig c = GemmConfig::parse("wgmma:128x256x64:64x256:4");
+  cli::GemmCase first(rt, shape(kMaths[3], "NT", 512, 768, 320), false, fresh_seed());
+  cli::GemmCase second(rt, shape(kMaths[3], "NT", 512, 768, 320), false, fresh_seed());
+  GemmPlan plan = rt.plan_gemm(first.problem, c);
+  plan.run();
+  plan.run(second.problem.a.ptr, second.problem.b.ptr, 0, second.problem.d.ptr);  // new tensor maps
+  rt.synchronize();
+  EXPECT_LE(first.relative_error(), 1e-2);
+  EXPECT_LE(second.relative_error(), 1e-2);
+  EXPECT_THROW(plan.run(second.problem.a.ptr + 2, 0, 0, 0), InvalidArgument);  // A no longer 16-byte aligned
+}
+
 }  // namespace
 }  // namespace tilejit

@@ -69,5 +69,46 @@ TEST_P(GemmCompile, InvalidConfigThrowsBeforeCompiling) {
 INSTANTIATE_TEST_SUITE_P(Archs, GemmCompile, ::testing::Values("sm_80", "sm_90a"),
                          [](const auto& param_info) { return param_info.param; });
 
+// Every wgmma instantiation the kind can make (each input type x each generated N x one and two m64
+// blocks per warpgroup x an epilogue) compiles for sm_90a: inline PTX that NVRTC mishandles has
+// crashed the whole process before (issue 5), and this is where such a crash shows.
+TEST(GemmCompileWgmma, EveryInstantiation) {
+  RuntimeOptions o;
+  o.arch = "sm_90a";
+  Runtime rt(o);
+  struct Input {
+    DType dtype;
+    MathMode math;
+    int bk;
+  };
+  for (const Input in : {Input{DType::bf16, MathMode::exact, 64}, Input{DType::f16, MathMode::exact, 64}, Input{DType::f32, MathMode::tf32, 32}})
+    for (int bn : {64, 128, 192, 256}) {
+      const int wm = bn <= 128 ? 128 : 64;  // two m64 blocks while the accumulators fit 128 registers
+      for (int consumers : {1, 2}) {
+        if (wm * consumers > 256) continue;
+        GemmConfig cfg{GemmKind::wgmma, wm * consumers, bn, in.bk, wm, bn, 3};
+        GemmProblem p = stand_in(in.dtype, in.math, "NT", bn == 192, bn == 64 ? Activation::gelu : Activation::none);
+        const auto info = rt.compile_gemm(p, &cfg);
+        EXPECT_GT(info.cubin_bytes, 0u) << cfg.to_string();
+        EXPECT_EQ(info.arch, "sm_90a");
+        EXPECT_NE(info.program_name.find("gemm_wgmma"), std::string::npos) << info.program_name;
+      }
+    }
+}
+
+TEST(GemmCompileWgmma, NeedsTheArchSpecificTarget) {
+  RuntimeOptions o;
+  o.arch = "sm_90";
+  Runtime rt(o);
+  GemmConfig cfg = GemmConfig::parse("wgmma:128x256x64:64x256:4");
+  try {
+    rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, "NT", false, Activation::none), &cfg);
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("sm_90a"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(rt.stats().compiles, 0u);
+}
+
 }  // namespace
 }  // namespace tilejit

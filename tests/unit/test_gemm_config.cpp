@@ -61,7 +61,7 @@ INSTANTIATE_TEST_SUITE_P(Strings, RejectsBadString,
                                            BadString{"mma:128xAx32:32x32:1", "not a number list"},
                                            BadString{"mma:128x64x32:32x32:1:2", "four ':'-separated parts"},
                                            BadString{"", "four ':'-separated parts"},
-                                           BadString{"wgmma:128x128x64:64x128:4", "not available"}),
+                                           BadString{"wgmma128x128x64:64x128:4", "four ':'-separated parts"}),
                          [](const auto& param_info) { return "string" + std::to_string(param_info.index); });
 
 struct BadConfig {
@@ -104,8 +104,46 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"simt:6x6x8:3x3:1", DType::f32, MathMode::exact, "sm_90a", "no layout of 32 lanes"},
         BadConfig{"simt:128x128x8:128x128:2", DType::f32, MathMode::exact, "sm_90a", "exceeds 128 registers"},
         BadConfig{"mma:0x64x32:32x32:1", DType::bf16, MathMode::exact, "sm_90a", "must be positive"},
-        BadConfig{"simt:128x128x1:64x32:2", DType::f32, MathMode::exact, "sm_90a", "must divide among the 256 threads"}),
+        BadConfig{"simt:128x128x1:64x32:2", DType::f32, MathMode::exact, "sm_90a", "must divide among the 256 threads"},
+        BadConfig{"wgmma:128x256x64:64x256:4", DType::bf16, MathMode::exact, "sm_90", "needs the sm_90a target"},
+        BadConfig{"wgmma:128x256x64:64x256:4", DType::f32, MathMode::exact, "sm_90a", "kind wgmma needs f16, bf16 or tf32"},
+        BadConfig{"wgmma:128x256x32:64x256:4", DType::bf16, MathMode::exact, "sm_90a", "BK must be 64 for bf16"},
+        BadConfig{"wgmma:128x256x64:64x256:4", DType::f32, MathMode::tf32, "sm_90a", "BK must be 32 for tf32"},
+        BadConfig{"wgmma:128x256x64:64x128:4", DType::bf16, MathMode::exact, "sm_90a", "WN must equal BN=256"},
+        BadConfig{"wgmma:128x128x64:32x128:4", DType::f16, MathMode::exact, "sm_90a", "WM=32 must be 64 or 128"},
+        BadConfig{"wgmma:256x256x64:128x256:4", DType::bf16, MathMode::exact, "sm_90a", "accumulator registers"},
+        BadConfig{"wgmma:128x256x64:64x256:1", DType::bf16, MathMode::exact, "sm_90a", "at least 2 stages"},
+        BadConfig{"wgmma:128x256x64:64x256:4", DType::bf16, MathMode::exact, "sm_90a", "K-major operands"}),
     [](const auto& param_info) { return "config" + std::to_string(param_info.index); });
+
+TEST(GemmConfig, WgmmaParsesAndChecksTmaAlignment) {
+  auto c = GemmConfig::parse("wgmma:128x256x64:64x256:4");
+  EXPECT_EQ(c.kind, GemmKind::wgmma);
+  EXPECT_EQ(c.to_string(), "wgmma:128x256x64:64x256:4");
+  EXPECT_EQ(c.threads(), 384);  // a producer and two consumer warpgroups
+  GemmProblem p = problem(DType::bf16);
+  p.b.layout = Layout::col_major;
+  EXPECT_NO_THROW(validate_gemm_config(c, p, "sm_90a"));
+  auto rule = [&](GemmProblem q) {
+    try {
+      validate_gemm_config(c, q, "sm_90a");
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  GemmProblem q = p;
+  q.a.ptr += 8;
+  EXPECT_NE(rule(q).find("16-byte aligned operands; A"), std::string::npos) << rule(q);
+  q = p;
+  q.k = 1023;  // rows of 2046 bytes
+  EXPECT_NE(rule(q).find("leading dimension 1023"), std::string::npos) << rule(q);
+  q = p;
+  q.batch = 2;
+  q.a.batch_stride = 1024 * 1024 - 8;
+  q.b.batch_stride = 1024 * 1024;
+  EXPECT_NE(rule(q).find("batch strides"), std::string::npos) << rule(q);
+}
 
 TEST(GemmConfig, PresetsAreValid) {
   EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33"), problem(DType::f32, MathMode::tf32), "sm_90a"));

@@ -13,8 +13,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 namespace tilejit {
 namespace {
@@ -92,7 +94,7 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
   const bool simt = c.kind == GemmKind::simt;
   int lm = 0, ln = 0;
   if (simt) simt_lanes(c, lm, ln);
-  const std::string kernel = simt ? "gemm_simt" : "gemm_mma";
+  const std::string kernel = simt ? "gemm_simt" : c.kind == GemmKind::mma ? "gemm_mma" : "gemm_wgmma";
   const std::string source = fmt::format(
       "// tilejit gemm {} {}\n"
       "#include \"{}.cuh\"\n\n"
@@ -137,9 +139,15 @@ struct GemmPlanState {
     std::shared_ptr<jit::Kernel> kernel;
     CUfunction fn = nullptr;
   };
+  // The TMA descriptors of the wgmma kind, for one pair of A and B pointers.
+  struct TensorMaps {
+    CUdeviceptr a = 0, b = 0;
+    CUtensorMap map_a{}, map_b{};
+  };
   std::shared_ptr<Runtime::Impl> rt;
   GemmProblem problem;  // normalized
   GemmConfig config;
+  std::string target;   // the arch kernels compile for (sm_90a for wgmma)
   int smem = 0;
   ops::GemmParams params{};
   unsigned grid_x = 1, grid_y = 1, threads = 32;
@@ -147,9 +155,10 @@ struct GemmPlanState {
   std::atomic<CUfunction> own_fn{nullptr};
   std::mutex mutex;
   std::map<std::pair<int, int>, Loaded> variants;
+  std::optional<TensorMaps> maps;  // the last pointers' maps (guarded by mutex)
 
   jit::KernelRequest request(const ops::GemmVariant& v, const std::string& arch) const { return ops::gemm_request(*rt, problem, v, arch); }
-  std::string arch() const { return rt->arch(false); }
+  const std::string& arch() const { return target; }
 
   std::shared_ptr<jit::Kernel> kernel(const ops::GemmVariant& v, bool* compiled = nullptr) {
     std::lock_guard lock(mutex);
@@ -171,10 +180,53 @@ struct GemmPlanState {
     return slot.fn;
   }
 
-  void launch(CUfunction fn, const ops::GemmParams& p, CUstream stream, const char* what) const {
+  void launch(CUfunction fn, const ops::GemmParams& p, CUstream stream, const char* what) {
+    if (config.kind == GemmKind::wgmma) {
+      // The kernel takes its tensor maps by value: cuLaunchKernel copies them, so the lock only has
+      // to cover the map cache.
+      std::lock_guard lock(mutex);
+      const TensorMaps& m = tensor_maps(reinterpret_cast<CUdeviceptr>(p.a), reinterpret_cast<CUdeviceptr>(p.b));
+      void* args[] = {const_cast<ops::GemmParams*>(&p), const_cast<CUtensorMap*>(&m.map_a), const_cast<CUtensorMap*>(&m.map_b)};
+      jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
+                 "cuLaunchKernel", rt->device_ordinal, what);
+      return;
+    }
     void* args[] = {const_cast<ops::GemmParams*>(&p)};
     jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
                "cuLaunchKernel", rt->device_ordinal, what);
+  }
+
+  // A K-major operand (rows x K, leading dimension ld) as a 3-D tensor {K, rows, batch} read in
+  // boxes of {BK, box_rows, 1} with 128-byte swizzling; reads outside it return zeros.
+  void encode_operand(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, int box_rows, const char* name) const {
+    const std::uint64_t es = dtype_size(r.dtype);
+    const CUtensorMapDataType type = r.dtype == DType::bf16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                     : r.dtype == DType::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    const std::uint64_t row_bytes = static_cast<std::uint64_t>(r.ld) * es;
+    const std::uint64_t matrix_bytes = problem.batch > 1 ? static_cast<std::uint64_t>(r.batch_stride) * es
+                                                         : (row_bytes * static_cast<std::uint64_t>(rows) + 15) / 16 * 16;
+    const cuuint64_t dims[3] = {static_cast<cuuint64_t>(problem.k), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(problem.batch)};
+    const cuuint64_t strides[2] = {row_bytes, matrix_bytes};
+    const cuuint32_t box[3] = {static_cast<cuuint32_t>(config.bk), static_cast<cuuint32_t>(box_rows), 1};
+    const cuuint32_t element_strides[3] = {1, 1, 1};
+    jit::check(jit::driver().cuTensorMapEncodeTiled(map, type, 3, reinterpret_cast<void*>(r.ptr), dims, strides, box, element_strides,
+                                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+               "cuTensorMapEncodeTiled", rt->device_ordinal,
+               fmt::format("GEMM operand {}: {}x{} {}, ld {}, batch {}", name, rows, problem.k, dtype_name(r.dtype), r.ld, problem.batch));
+  }
+
+  const TensorMaps& tensor_maps(CUdeviceptr a, CUdeviceptr b) {
+    if (maps && maps->a == a && maps->b == b) return *maps;
+    TensorMaps m;
+    m.a = a, m.b = b;
+    MatrixRef ra = problem.a, rb = problem.b;
+    ra.ptr = a, rb.ptr = b;
+    encode_operand(&m.map_a, ra, problem.m, config.bm, "A");
+    encode_operand(&m.map_b, rb, problem.n, config.bn, "B");
+    maps = m;
+    return *maps;
   }
 };
 
@@ -189,7 +241,9 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
   s->rt = rt;
   s->problem = ops::normalized(in);
   const GemmProblem& p = s->problem;
-  const std::string arch = rt->arch(false);
+  // Kernels compile for the device's generic target (sm_90), the wgmma kind for the arch-specific
+  // one (sm_90a); the heuristic sees the latter, to know whether wgmma is there.
+  const std::string arch_specific = rt->arch(true);
   if (forced) {
     s->config = *forced;
   } else if (rt->settings.gemm_config) {
@@ -202,17 +256,25 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
   } else {
     const int sms = rt->device_state().ok ? rt->device_state().info.multiprocessors : 132;
     std::string why;
-    s->config = choose_gemm_config(p, arch, sms, &why);
+    s->config = choose_gemm_config(p, arch_specific, sms, &why);
     util::log().debug("GEMM {}x{}x{} {} {}{}: heuristic chose {} ({})", p.m, p.n, p.k, dtype_name(p.a.dtype),
                       layout_name(p.a.layout), layout_name(p.b.layout), s->config.to_string(), why);
   }
-  validate_gemm_config(s->config, p, arch);
+  s->target = s->config.kind == GemmKind::wgmma ? arch_specific : rt->arch(false);
+  validate_gemm_config(s->config, p, s->target);
   s->smem = ops::gemm_shared_bytes(s->config, p);
   s->own = ops::gemm_variant(s->config, p);
   const GemmConfig& c = s->config;
   const long long tiles_m = (p.m + c.bm - 1) / c.bm, tiles_n = (p.n + c.bn - 1) / c.bn;
-  s->grid_x = static_cast<unsigned>(std::max<long long>(1, tiles_m * tiles_n));
-  s->grid_y = static_cast<unsigned>(p.batch);
+  if (c.kind == GemmKind::wgmma) {
+    // Persistent: one block per SM (its shared memory allows no more) walks tiles of every batch.
+    const long long sms = rt->device_state().ok ? rt->device_state().info.multiprocessors : 132;
+    s->grid_x = static_cast<unsigned>(std::clamp<long long>(tiles_m * tiles_n * p.batch, 1, sms));
+    s->grid_y = 1;
+  } else {
+    s->grid_x = static_cast<unsigned>(std::max<long long>(1, tiles_m * tiles_n));
+    s->grid_y = static_cast<unsigned>(p.batch);
+  }
   s->threads = static_cast<unsigned>(c.threads());
   auto& q = s->params;
   q.a = reinterpret_cast<const void*>(p.a.ptr);
@@ -225,6 +287,7 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
   q.stride_a = p.a.batch_stride, q.stride_b = p.b.batch_stride, q.stride_c = p.c.batch_stride, q.stride_d = p.d.batch_stride;
   q.alpha = p.alpha, q.beta = p.beta;
   q.tiles_m = static_cast<int>(tiles_m), q.tiles_n = static_cast<int>(tiles_n);
+  q.batch = static_cast<int>(p.batch);
   return s;
 }
 
@@ -278,6 +341,7 @@ void GemmPlan::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, C
   else if (d && s.problem.c.ptr == s.problem.d.ptr) p.c.ptr = d;
   validate_gemm(p);
   if (p.m == 0 || p.n == 0) return;
+  if (s.config.kind == GemmKind::wgmma) validate_gemm_config(s.config, p, s.target);  // TMA alignment of the new pointers
   ops::GemmParams q = s.params;
   q.a = reinterpret_cast<const void*>(p.a.ptr);
   q.b = reinterpret_cast<const void*>(p.b.ptr);

@@ -19,7 +19,7 @@ constexpr GemmConfig kPuzzle33Tiled{GemmKind::simt, 32, 32, 32, 1, 32, 1};
 
 [[noreturn]] void bad_config(std::string_view text, std::string_view why) {
   throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES (e.g. mma:128x64x32:32x32:1) "
-                                    "with KIND simt or mma, or a preset (puzzle33, puzzle33-tiled)",
+                                    "with KIND simt, mma or wgmma, or a preset (puzzle33, puzzle33-tiled)",
                                     text, why));
 }
 
@@ -57,7 +57,8 @@ std::string_view activation_name(Activation a) noexcept {
 }
 
 std::string GemmConfig::to_string() const {
-  return fmt::format("{}:{}x{}x{}:{}x{}:{}", kind == GemmKind::simt ? "simt" : "mma", bm, bn, bk, wm, wn, stages);
+  const char* name = kind == GemmKind::simt ? "simt" : kind == GemmKind::mma ? "mma" : "wgmma";
+  return fmt::format("{}:{}x{}x{}:{}x{}:{}", name, bm, bn, bk, wm, wn, stages);
 }
 
 GemmConfig GemmConfig::parse(std::string_view text) {
@@ -75,7 +76,7 @@ GemmConfig GemmConfig::parse(std::string_view text) {
   GemmConfig c;
   if (parts[0] == "simt") c.kind = GemmKind::simt;
   else if (parts[0] == "mma") c.kind = GemmKind::mma;
-  else if (parts[0] == "wgmma") bad_config(text, "kind 'wgmma' is not available in this version");
+  else if (parts[0] == "wgmma") c.kind = GemmKind::wgmma;
   else bad_config(text, fmt::format("unknown kind '{}'", parts[0]));
   auto tile = numbers(text, parts[1], 'x', 3);
   auto warp = numbers(text, parts[2], 'x', 2);
@@ -108,6 +109,8 @@ void simt_lanes(const GemmConfig& c, int& lm, int& ln) {
 
 int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   const int es = static_cast<int>(dtype_size(p.a.dtype));
+  // wgmma: the stages, their full/empty barriers, and 1 KB to align the stages to the swizzle period.
+  if (c.kind == GemmKind::wgmma) return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + 1024;
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
   const bool tf32 = p.a.dtype == DType::f32;
   const bool a_k = p.a.layout == Layout::row_major, b_k = p.b.layout == Layout::col_major;
@@ -119,6 +122,7 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
 
 GemmVariant gemm_variant(const GemmConfig& c, const GemmProblem& p) {
   GemmVariant v{c, 0, 0};
+  if (c.kind == GemmKind::wgmma) return {c, 16, 16};  // TMA: validation requires 16-byte alignment
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   auto widest = [&](const MatrixRef& r, int candidates_from) {
     for (int bytes = candidates_from; bytes >= 4; bytes /= 2) {
@@ -148,6 +152,46 @@ GemmVariant gemm_variant(const GemmConfig& c, const GemmProblem& p) {
 
 }  // namespace ops
 
+namespace {
+
+void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std::string& arch) {
+  if (arch != "sm_90a") broken(c, fmt::format("kind wgmma needs the sm_90a target (Hopper, arch-specific), not {}", arch));
+  if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)
+    broken(c, "kind wgmma needs f16, bf16 or tf32 inputs; f32 with MathMode::exact runs on kind simt");
+  const int es = static_cast<int>(dtype_size(p.a.dtype));
+  if (c.bk * es != 128)
+    broken(c, fmt::format("wgmma tiles hold one 128-byte swizzle row of K: BK must be {} for {}", 128 / es,
+                          p.a.dtype == DType::f32 ? "tf32" : dtype_name(p.a.dtype)));
+  if (c.wn != c.bn) broken(c, fmt::format("a wgmma consumer warpgroup computes the whole tile width: WN must equal BN={}", c.bn));
+  if (c.wm != 64 && c.wm != 128) broken(c, fmt::format("WM={} must be 64 or 128 (one or two m64 wgmma blocks)", c.wm));
+  if (c.bm / c.wm > 3) broken(c, fmt::format("BM/WM = {} consumer warpgroups; at most 3 fit", c.bm / c.wm));
+  if (c.bm > 256) broken(c, fmt::format("BM={} exceeds the 256 rows a TMA box may hold", c.bm));
+  if (c.bn % 64 != 0 || c.bn > 256) broken(c, fmt::format("BN={} must be 64, 128, 192 or 256", c.bn));
+  if ((c.wm / 64) * (c.bn / 2) > 128)
+    broken(c, fmt::format("a {}x{} warpgroup tile needs {} accumulator registers per thread, at most 128 fit", c.wm, c.wn,
+                          (c.wm / 64) * (c.bn / 2)));
+  if (c.stages < 2) broken(c, "kind wgmma needs at least 2 stages (a stage is released when the next one's MMAs start)");
+  if (p.a.layout != Layout::row_major || p.b.layout != Layout::col_major)
+    broken(c, fmt::format("kind wgmma reads K-major operands: A row-major and B column-major, not A {} and B {}; other layouts "
+                          "run on kind mma",
+                          layout_name(p.a.layout), layout_name(p.b.layout)));
+  // TMA: global addresses and every stride a multiple of 16 bytes.
+  for (const auto* r : {&p.a, &p.b}) {
+    const char* name = r == &p.a ? "A" : "B";
+    if (r->ptr % 16) broken(c, fmt::format("TMA needs 16-byte aligned operands; {} is at 0x{:x}", name, r->ptr));
+    const std::int64_t ld = r->ld ? r->ld : p.k;  // both K-major: rows of K elements
+    if ((ld * es) % 16)
+      broken(c, fmt::format("TMA needs rows that start 16-byte aligned; {}'s leading dimension {} is {} bytes", name, ld, ld * es));
+    const std::int64_t rows = r == &p.a ? p.m : p.n;
+    if (p.batch > 1 && ((r->batch_stride * es) % 16 || r->batch_stride < ld * rows))
+      broken(c, fmt::format("TMA needs batch strides that are multiples of 16 bytes and hold a whole matrix ({} x {}); {}'s is {} "
+                            "elements",
+                            rows, ld, name, r->batch_stride));
+  }
+}
+
+}  // namespace
+
 void validate_gemm_config(const GemmConfig& c, const GemmProblem& p, const std::string& arch) {
   if (c.bm <= 0 || c.bn <= 0 || c.bk <= 0 || c.wm <= 0 || c.wn <= 0) broken(c, "tile sizes must be positive");
   if (c.bm % c.wm != 0) broken(c, fmt::format("WM={} does not divide BM={}", c.wm, c.bm));
@@ -170,6 +214,8 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& p, const std::
       broken(c, "the tile rows that are contiguous in memory must be a multiple of 16 bytes");
     const int accumulators = (c.wm / 16) * (c.wn / 8) * 4;
     if (accumulators > 128) broken(c, fmt::format("a {}x{} warp tile needs {} accumulator registers per thread, at most 128 fit", c.wm, c.wn, accumulators));
+  } else if (c.kind == GemmKind::wgmma) {
+    validate_wgmma_config(c, p, arch);
   } else {
     if (tf32) broken(c, "kind simt computes in exact f32; MathMode::tf32 needs kind mma");
     int lm, ln;

@@ -1,0 +1,105 @@
+// Hopper (sm_90a) building blocks: mbarriers, TMA tile loads, wgmma shared-memory descriptors and
+// fences, register reallocation between warpgroups. Every wrapper is one PTX instruction (or a
+// try-wait loop around one).
+#pragma once
+
+#include "tilejit/wgmma_ops.cuh"
+
+namespace tilejit {
+namespace sm90 {
+
+// The driver's CUtensorMap: 128 opaque bytes, passed to the kernel as a __grid_constant__ parameter
+// and named by its generic address in TMA instructions.
+struct alignas(64) tensor_map {
+  unsigned long long opaque[16];
+};
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+// ---- mbarriers -------------------------------------------------------------------------------
+
+__device__ __forceinline__ void mbarrier_init(unsigned long long* bar, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(arrivals) : "memory");
+}
+// Makes initialised barriers visible to the async proxy (TMA) before anyone uses them.
+__device__ __forceinline__ void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+
+__device__ __forceinline__ void mbarrier_arrive(unsigned long long* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
+}
+// Arrives and announces `bytes` that asynchronous copies will deliver before the phase completes.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ bool mbarrier_try_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done;
+  asm volatile(
+      "{\n.reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Waits until the phase of the given parity has completed. A fresh barrier counts its (virtual)
+// previous phase, parity 1, as completed: producers start waiting on parity 1 and pass at once.
+__device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned parity) {
+  while (!mbarrier_try_wait(bar, parity)) {
+  }
+}
+
+// ---- TMA ---------------------------------------------------------------------------------------
+
+__device__ __forceinline__ void prefetch_tensor_map(const tensor_map* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(map)) : "memory");
+}
+
+// Copies the box at (c0, c1, c2) of a 3-D tensor map into shared memory; the barrier's transaction
+// count falls by the box's bytes when it lands. Elements outside the tensor arrive as zeros.
+__device__ __forceinline__ void tma_load_3d(void* smem, const tensor_map* map, unsigned long long* bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+          smem_addr(smem)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+// ---- wgmma -------------------------------------------------------------------------------------
+
+// Descriptor of a K-major operand tile stored as TMA writes it with 128-byte swizzling: rows of 128
+// bytes, groups of 8 rows 1024 bytes apart. `start` must lie in a 1024-byte aligned tile; moving
+// along K inside the 128-byte row is a plain offset of the start address.
+__device__ __forceinline__ unsigned long long smem_descriptor_k_major_sw128(const void* start) {
+  const unsigned long long addr = smem_addr(start);
+  return ((addr & 0x3FFFF) >> 4)            // start address, 16-byte units
+         | (1ull << 16)                     // leading byte offset: unused for swizzled K-major
+         | ((1024ull >> 4) << 32)           // stride byte offset: 8 rows of 128 bytes
+         | (1ull << 62);                    // 128-byte swizzle
+}
+
+// Orders this warpgroup's earlier register and shared-memory accesses before the wgmmas that follow.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// Waits until at most N committed wgmma groups of this warpgroup are still running.
+template <int N> __device__ __forceinline__ void wgmma_wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Tells the compiler the accumulators may have changed here, so that no read of them moves above a
+// wgmma_wait_group (the hardware writes them asynchronously).
+template <int R> __device__ __forceinline__ void accumulator_fence(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// ---- warpgroup register reallocation ---------------------------------------------------------
+
+template <int Regs> __device__ __forceinline__ void release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+template <int Regs> __device__ __forceinline__ void claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+
+}  // namespace sm90
+}  // namespace tilejit

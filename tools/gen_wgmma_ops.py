@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Writes kernels_templates/tilejit/wgmma_ops.cuh: one wrapper per wgmma shape tilejit uses.
+
+A wgmma.mma_async names every accumulator register of the warpgroup's 64 x N tile (N / 2 per thread),
+so each shape's inline PTX spells out N / 2 operands; this script writes them instead of a person.
+Run it from the repository root after changing SHAPES; the output is checked in.
+"""
+SHAPES = [64, 128, 192, 256]  # N of m64nNk16 (f16, bf16) and m64nNk8 (tf32)
+TYPES = [("bf16", "bf16", 16), ("f16", "f16", 16), ("tf32", "tf32", 8)]
+
+
+def wrapper(n, name, ptx_type, k):
+    regs = n // 2
+    acc = ", ".join(f"%{i}" for i in range(regs))
+    outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
+    a, b, s = regs, regs + 1, regs + 2
+    # f16/bf16 take transpose immediates (0: K-major); tf32 has none and reads K-major operands only.
+    tail = "p, 1, 1, 0, 0" if k == 16 else "p, 1, 1"
+    return (
+        f"template <> struct wgmma_op<{n}, wgmma_{name}> {{\n"
+        f"  __device__ __forceinline__ static void run(float (&d)[{regs}], unsigned long long desc_a, unsigned long long desc_b, int scale_d) {{\n"
+        f"    asm volatile(\n"
+        f"        \"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n\"\n"
+        f"        \"wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptx_type}.{ptx_type} {{{acc}}}, %{a}, %{b}, {tail};\\n}}\\n\"\n"
+        f"        : {outs}\n"
+        f"        : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));\n"
+        f"  }}\n"
+        f"}};\n"
+    )
+
+
+def main():
+    out = [
+        "// wgmma.mma_async wrappers, one per (N, input type): D[64 x N] += A[64 x K] * B[K x N] for the",
+        "// warpgroup, A and B read from shared memory through matrix descriptors, both K-major.",
+        "// Written by tools/gen_wgmma_ops.py (each shape names all N / 2 accumulator registers); edit the script.",
+        "//",
+        "// scale_d (0: D = A * B, 1: D += A * B) travels as a predicate set from a register, never as an",
+        "// immediate: NVRTC 13.0 crashed on the immediate form (issue 5).",
+        "#pragma once",
+        "",
+        "namespace tilejit {",
+        "namespace sm90 {",
+        "",
+        "struct wgmma_bf16 {};",
+        "struct wgmma_f16 {};",
+        "struct wgmma_tf32 {};",
+        "",
+        "template <int N, class Input> struct wgmma_op;",
+        "",
+    ]
+    for n in SHAPES:
+        for name, ptx, k in TYPES:
+            out.append(wrapper(n, name, ptx, k))
+    out += ["}  // namespace sm90", "}  // namespace tilejit", ""]
+    with open("kernels_templates/tilejit/wgmma_ops.cuh", "w") as f:
+        f.write("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
