@@ -9,6 +9,8 @@
 //                                    BK * sizeof(TA) = 128: one swizzle row of K per tile row
 //   A_ROW, B_ROW, C_ROW, D_ROW       layouts (A row-major and B column-major: both K-major)
 //   HAS_BIAS, ACT                    epilogue
+//   D_TMA                            D is written through shared memory and TMA stores (D row-major,
+//                                    16-byte aligned rows); otherwise element by element
 // The kernel's tensor maps (made by the runtime with cuTensorMapEncodeTiled) are 3-D: {K, rows,
 // batch}, boxes of {BK, BM or BN, 1}, 128-byte swizzle. Reads outside the matrix arrive as zeros, so
 // the main loop has no bounds checks; the epilogue checks each output.
@@ -76,6 +78,13 @@ template <class Cfg> struct gemm_wgmma {
   static constexpr int kTileBBytes = BN * BK * int(sizeof(T));
   static constexpr int kStageBytes = kTileABytes + kTileBBytes;
   static constexpr int kAccRegs = BN / 2;  // per thread, per m64 block
+  // TMA-store epilogue: each consumer writes its WM rows in chunks of 128 bytes of columns into one of
+  // two staging buffers (swizzled, as the D tensor map expects) and stores a chunk while it fills the
+  // next one.
+  using TD = typename Cfg::TD;
+  static constexpr int kChunkCols = 128 / int(sizeof(TD));
+  static constexpr int kChunks = BN / kChunkCols;
+  static constexpr int kStagingBytes = Cfg::D_TMA ? kConsumers * 2 * WM * 128 : 0;
   // Registers move from the producer, which needs few, to the consumers' accumulators: with
   // 384 threads, 128 x 40 + 256 x 232 fits the 64K register file.
   static constexpr int kProducerRegs = 40;
@@ -89,17 +98,25 @@ template <class Cfg> struct gemm_wgmma {
   static_assert(BN % 64 == 0 && BN <= 256, "gemm_wgmma: BN is 64, 128, 192 or 256");
   static_assert(kMmaM * kAccRegs <= 128, "gemm_wgmma: at most 128 accumulator registers per thread");
 
-  __device__ static void run(const gemm_params& p, const sm90::tensor_map* map_a, const sm90::tensor_map* map_b) {
+  // Output (r, c) and (r, c + 1) of this consumer's rows, computed and packed as D's dtype.
+  struct output_pair {
+    TD x, y;
+  };
+
+  __device__ static void run(const gemm_params& p, const sm90::tensor_map* map_a, const sm90::tensor_map* map_b,
+                             const sm90::tensor_map* map_d) {
     extern __shared__ __align__(1024) char smem_raw[];
     // 128-byte swizzling repeats every 1024 bytes and TMA and wgmma both assume tiles start on that
     // boundary; dynamic shared memory is only 16-byte aligned, so the runtime asks for 1 KB more.
     char* smem = smem_raw + ((1024 - (sm90::smem_addr(smem_raw) & 1023)) & 1023);
-    auto* full = reinterpret_cast<unsigned long long*>(smem + STAGES * kStageBytes);
+    char* staging = smem + STAGES * kStageBytes;  // 1024-byte aligned: (BM + BN) * 128 per stage
+    auto* full = reinterpret_cast<unsigned long long*>(staging + kStagingBytes);
     auto* empty = full + STAGES;
     const int warpgroup = threadIdx.x / 128;
     if (threadIdx.x == 0) {
       sm90::prefetch_tensor_map(map_a);
       sm90::prefetch_tensor_map(map_b);
+      if constexpr (Cfg::D_TMA) sm90::prefetch_tensor_map(map_d);
 #pragma unroll
       for (int s = 0; s < STAGES; ++s) {
         sm90::mbarrier_init(&full[s], 1);                 // the producer's arrive + the TMA bytes
@@ -135,6 +152,7 @@ template <class Cfg> struct gemm_wgmma {
     const int consumer = warpgroup - 1;
     const int lane = threadIdx.x & 31, warp = (threadIdx.x / 32) & 3;
     stage_ring ring;
+    int store_parity = 0;  // the staging buffer the next output chunk goes to
     for (persistent_tiles tile(p); tile.valid(); tile.advance(p)) {
       float acc[kMmaM][kAccRegs];
 #pragma unroll
@@ -172,16 +190,67 @@ template <class Cfg> struct gemm_wgmma {
       // thread holds (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1) with g = lane / 4, t = lane % 4.
       const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * WM, n0 = static_cast<long long>(tile.tile_n) * BN;
       const int g = lane >> 2, t = lane & 3;
+      if constexpr (Cfg::D_TMA) {
+        store_tile_through_tma(p, map_d, staging + consumer * 2 * WM * 128, acc, m0, n0, tile.batch, store_parity, warp, g, t);
+      } else {
+#pragma unroll
+        for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
+            const long long r = m0 + mi * 64 + warp * 16 + g, c = n0 + j * 8 + 2 * t;
+            store_output<Cfg>(p, tile.batch, r, c, acc[mi][j * 4 + 0]);
+            store_output<Cfg>(p, tile.batch, r, c + 1, acc[mi][j * 4 + 1]);
+            store_output<Cfg>(p, tile.batch, r + 8, c, acc[mi][j * 4 + 2]);
+            store_output<Cfg>(p, tile.batch, r + 8, c + 1, acc[mi][j * 4 + 3]);
+          }
+      }
+    }
+    if constexpr (Cfg::D_TMA) {
+      // Shared memory must outlive the stores that read it.
+      if (threadIdx.x % 128 == 0) sm90::bulk_wait_group<0>();
+    }
+  }
+
+  __device__ __forceinline__ static output_pair pair_at(const gemm_params& p, long long batch, long long r, long long c, float a0,
+                                                        float a1) {
+    // Outside D the values are never stored (TMA clips the box); only C must not be read there.
+    const float v0 = r < p.m && c < p.n ? epilogue_value<Cfg>(p, batch, r, c, a0) : 0.f;
+    const float v1 = r < p.m && c + 1 < p.n ? epilogue_value<Cfg>(p, batch, r, c + 1, a1) : 0.f;
+    return {convert_to<TD>(v0), convert_to<TD>(v1)};
+  }
+
+  // One consumer's WM x BN outputs: chunk by chunk into the staging buffers, each chunk sent by one
+  // thread's TMA store while the warpgroup fills the other buffer.
+  __device__ __forceinline__ static void store_tile_through_tma(const gemm_params& p, const sm90::tensor_map* map_d, char* staging,
+                                                                float (&acc)[kMmaM][kAccRegs], long long m0, long long n0,
+                                                                int batch, int& parity, int warp, int g, int t) {
+    const bool issuer = threadIdx.x % 128 == 0;
+    const int barrier_id = 1 + static_cast<int>(threadIdx.x / 128);
+#pragma unroll
+    for (int cc = 0; cc < kChunks; ++cc) {
+      char* buf = staging + parity * WM * 128;
+      // The store that last read this buffer (two chunks ago) must be done with it.
+      if (issuer) sm90::bulk_wait_group_read<1>();
+      sm90::named_barrier_sync(barrier_id, 128);
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi)
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          const long long r = m0 + mi * 64 + warp * 16 + g, c = n0 + j * 8 + 2 * t;
-          store_output<Cfg>(p, tile.batch, r, c, acc[mi][j * 4 + 0]);
-          store_output<Cfg>(p, tile.batch, r, c + 1, acc[mi][j * 4 + 1]);
-          store_output<Cfg>(p, tile.batch, r + 8, c, acc[mi][j * 4 + 2]);
-          store_output<Cfg>(p, tile.batch, r + 8, c + 1, acc[mi][j * 4 + 3]);
+        for (int jj = 0; jj < kChunkCols / 8; ++jj) {
+          const int j = cc * (kChunkCols / 8) + jj;
+          const int row = mi * 64 + warp * 16 + g, byte = (jj * 8 + 2 * t) * int(sizeof(TD));
+          const long long c = n0 + j * 8 + 2 * t;
+          *reinterpret_cast<output_pair*>(buf + sm90::swizzle128_offset(row, byte)) =
+              pair_at(p, batch, m0 + row, c, acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]);
+          *reinterpret_cast<output_pair*>(buf + sm90::swizzle128_offset(row + 8, byte)) =
+              pair_at(p, batch, m0 + row + 8, c, acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]);
         }
+      sm90::fence_proxy_async_shared();
+      sm90::named_barrier_sync(barrier_id, 128);
+      if (issuer) {
+        sm90::tma_store_3d(map_d, buf, static_cast<int>(n0) + cc * kChunkCols, static_cast<int>(m0), batch);
+        sm90::bulk_commit_group();
+      }
+      parity ^= 1;
     }
   }
 };
@@ -189,8 +258,8 @@ template <class Cfg> struct gemm_wgmma {
 template <class Cfg>
 __global__ void __launch_bounds__(gemm_wgmma<Cfg>::kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ gemm_params p, const __grid_constant__ sm90::tensor_map map_a,
-                      const __grid_constant__ sm90::tensor_map map_b) {
-  gemm_wgmma<Cfg>::run(p, &map_a, &map_b);
+                      const __grid_constant__ sm90::tensor_map map_b, const __grid_constant__ sm90::tensor_map map_d) {
+  gemm_wgmma<Cfg>::run(p, &map_a, &map_b, &map_d);
 }
 
 }  // namespace tilejit

@@ -53,19 +53,24 @@ template <int GroupM> __device__ __forceinline__ void tile_of_block(const gemm_p
   tile_coords<GroupM>(static_cast<int>(blockIdx.x), p.tiles_m, p.tiles_n, tile_m, tile_n);
 }
 
-// D = act(alpha * acc + beta * C + bias) for one element, converted to D's dtype.
+// act(alpha * acc + beta * C + bias) for output (r, c), which lies inside D.
 template <class Cfg>
-__device__ __forceinline__ void store_output(const gemm_params& p, long long batch, long long r, long long c, float acc) {
-  if (r >= p.m || c >= p.n) return;
+__device__ __forceinline__ float epilogue_value(const gemm_params& p, long long batch, long long r, long long c, float acc) {
   float v = p.alpha * acc;
   if (p.beta != 0.f) {
     const auto* C = static_cast<const typename Cfg::TC*>(p.c) + batch * p.stride_c;
     v += p.beta * to_compute(C[offset_of<Cfg::C_ROW>(r, c, p.ldc)]);
   }
   if constexpr (Cfg::HAS_BIAS) v += static_cast<float>(to_compute(static_cast<const typename Cfg::TBias*>(p.bias)[c]));
-  v = activate<Cfg::ACT>(v);
+  return activate<Cfg::ACT>(v);
+}
+
+// D = act(alpha * acc + beta * C + bias) for one element, converted to D's dtype.
+template <class Cfg>
+__device__ __forceinline__ void store_output(const gemm_params& p, long long batch, long long r, long long c, float acc) {
+  if (r >= p.m || c >= p.n) return;
   auto* D = static_cast<typename Cfg::TD*>(p.d) + batch * p.stride_d;
-  D[offset_of<Cfg::D_ROW>(r, c, p.ldd)] = convert_to<typename Cfg::TD>(v);
+  D[offset_of<Cfg::D_ROW>(r, c, p.ldd)] = convert_to<typename Cfg::TD>(epilogue_value<Cfg>(p, batch, r, c, acc));
 }
 
 }  // namespace tilejit

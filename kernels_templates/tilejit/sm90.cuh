@@ -65,6 +65,34 @@ __device__ __forceinline__ void tma_load_3d(void* smem, const tensor_map* map, u
       : "memory");
 }
 
+// Copies a box of shared memory to (c0, c1, c2) of a 3-D tensor map; the part of the box outside the
+// tensor is not written. Completes asynchronously, in the issuing thread's bulk groups.
+__device__ __forceinline__ void tma_store_3d(const tensor_map* map, const void* smem, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                   reinterpret_cast<unsigned long long>(map)),
+               "r"(smem_addr(smem)), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Waits until at most N of this thread's bulk groups still read shared memory.
+template <int N> __device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+// Waits until at most N of this thread's bulk groups are incomplete.
+template <int N> __device__ __forceinline__ void bulk_wait_group() { asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory"); }
+// Makes this thread's ordinary shared-memory writes visible to TMA (the async proxy).
+__device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// Barrier among `threads` threads (a multiple of 32) that use the same id; id 0 is __syncthreads's.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// Byte offset of byte `byte` of row `row` in a tile of 128-byte rows stored with 128-byte swizzling
+// (TMA's CU_TENSOR_MAP_SWIZZLE_128B): the 16-byte units of a row are permuted by the row's index
+// modulo 8, so that eight rows' same columns fall in eight different banks.
+__device__ __forceinline__ int swizzle128_offset(int row, int byte) { return row * 128 + ((((byte >> 4) ^ (row & 7))) << 4) + (byte & 15); }
+
 // ---- wgmma -------------------------------------------------------------------------------------
 
 // Descriptor of a K-major operand tile stored as TMA writes it with 128-byte swizzling: rows of 128

@@ -197,18 +197,26 @@ TEST_F(GemmGpuWgmma, BatchAlphaBetaBiasActivationsAndColumnMajorD) {
   p.batch = 3;
   p.a.batch_stride = 96 * 72 + 8;  // 16-byte multiples, larger than one matrix
   p.b.batch_stride = 72 * 80 + 16;
-  p.d.batch_stride = 96 * 80 + 7;
   p.alpha = 0.75f;
   p.beta = -1.25f;
-  p.c = p.d;
-  p.c.dtype = DType::bf16;
-  for (Activation act : {Activation::none, Activation::relu, Activation::gelu, Activation::silu}) {
-    p.epilogue.activation = act;
-    expect_correct(rt, p, true, &c);
+  // D's batch stride decides how D is written: 7 elements past a matrix, element by element; 8
+  // (16 bytes), through shared memory and TMA stores.
+  for (std::int64_t d_stride : {96 * 80 + 7, 96 * 80 + 8}) {
+    p.d.batch_stride = d_stride;
+    p.c = p.d;
+    p.c.dtype = DType::bf16;
+    for (Activation act : {Activation::none, Activation::relu, Activation::gelu, Activation::silu}) {
+      p.epilogue.activation = act;
+      expect_correct(rt, p, true, &c);
+    }
   }
   GemmProblem q = shape(kMaths[2], "NT", 200, 136, 96);
   q.d.layout = Layout::col_major;
   q.d.dtype = DType::f32;
+  expect_correct(rt, q, false, &c);
+  q.d.layout = Layout::row_major;  // f32 D through TMA stores (32 columns per chunk)
+  expect_correct(rt, q, false, &c);
+  q.d.ld = 137;                    // rows not 16-byte aligned: element stores
   expect_correct(rt, q, false, &c);
 }
 

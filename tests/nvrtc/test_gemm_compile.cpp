@@ -92,6 +92,11 @@ TEST(GemmCompileWgmma, EveryInstantiation) {
         EXPECT_GT(info.cubin_bytes, 0u) << cfg.to_string();
         EXPECT_EQ(info.arch, "sm_90a");
         EXPECT_NE(info.program_name.find("gemm_wgmma"), std::string::npos) << info.program_name;
+        EXPECT_NE(info.program_name.find("_dtma"), std::string::npos) << info.program_name;  // D through TMA stores
+        if (bn == 128) {  // and D element by element
+          p.d.layout = Layout::col_major;
+          EXPECT_EQ(rt.compile_gemm(p, &cfg).program_name.find("_dtma"), std::string::npos);
+        }
       }
     }
 }

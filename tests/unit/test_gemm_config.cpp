@@ -214,6 +214,25 @@ TEST(GemmHeuristic, PicksByDtypeAndSize) {
       EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(p, arch, 132), p, arch)) << arch;
 }
 
+TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
+  std::string why;
+  GemmProblem nt = problem(DType::bf16, MathMode::exact, 8192, 8192, 8192);
+  nt.b.layout = Layout::col_major;
+  EXPECT_EQ(choose_gemm_config(nt, "sm_90a", 132, &why).to_string(), "wgmma:128x256x64:64x256:4");
+  EXPECT_NE(why.find("wgmma"), std::string::npos);
+  EXPECT_EQ(choose_gemm_config(nt, "sm_80", 132).kind, GemmKind::mma);  // no wgmma before Hopper
+  GemmProblem tf32 = nt;
+  tf32.a.dtype = tf32.b.dtype = tf32.d.dtype = DType::f32;
+  tf32.math = MathMode::tf32;
+  EXPECT_EQ(choose_gemm_config(tf32, "sm_90a", 132).to_string(), "wgmma:128x256x32:64x256:4");
+  GemmProblem odd = nt;
+  odd.k = 4095;  // rows of 8190 bytes: no TMA
+  EXPECT_EQ(choose_gemm_config(odd, "sm_90a", 132).kind, GemmKind::mma);
+  EXPECT_EQ(choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132).kind, GemmKind::mma);  // NN
+  for (auto q : {nt, tf32, problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
+    EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(q, "sm_90a", 132), q, "sm_90a"));
+}
+
 TEST(GemmVariant, CopiesFollowAlignment) {
   auto p = problem(DType::bf16);
   const auto c = GemmConfig::parse("mma:128x128x32:64x32:3");

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace tilejit {
 namespace {
@@ -107,19 +108,20 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
       "  static constexpr int A_VEC = {}, B_VEC = {};\n"
       "  static constexpr bool HAS_BIAS = {};\n"
       "  static constexpr int ACT = {};\n"
+      "  static constexpr bool D_TMA = {};\n"
       "}};\n"
       "}}  // namespace tilejit_gen\n",
       kernel, c.to_string(), kernel, device_type(p.a.dtype), device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype),
       device_type(p.epilogue.bias_dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln, p.a.layout == Layout::row_major,
       p.b.layout == Layout::row_major, p.c.layout == Layout::row_major, p.d.layout == Layout::row_major, v.a_vec, v.b_vec,
-      p.epilogue.bias != 0, static_cast<int>(p.epilogue.activation));
+      p.epilogue.bias != 0, static_cast<int>(p.epilogue.activation), v.d_tma);
   jit::KernelRequest r;
   r.family = "gemm";
   r.arch = arch;
   const char la = p.a.layout == Layout::row_major ? 'N' : 'T', lb = p.b.layout == Layout::row_major ? 'N' : 'T';
-  r.compile.program_name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}", kernel, dtype_name(p.a.dtype),
+  r.compile.program_name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}{}", kernel, dtype_name(p.a.dtype),
                                        p.a.dtype == DType::f32 && !simt ? "tf32" : "", la, lb, c.bm, c.bn, c.bk, c.wm, c.wn,
-                                       c.stages, v.a_vec, v.b_vec, p.epilogue.bias ? "_bias" : "",
+                                       c.stages, v.a_vec, v.b_vec, v.d_tma ? "_dtma" : "", p.epilogue.bias ? "_bias" : "",
                                        p.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(p.epilogue.activation)));
   r.compile.entry_template = kernel + ".cuh";
   r.compile.source = source;
@@ -141,8 +143,8 @@ struct GemmPlanState {
   };
   // The TMA descriptors of the wgmma kind, for one pair of A and B pointers.
   struct TensorMaps {
-    CUdeviceptr a = 0, b = 0;
-    CUtensorMap map_a{}, map_b{};
+    CUdeviceptr a = 0, b = 0, d = 0;
+    CUtensorMap map_a{}, map_b{}, map_d{};  // map_d zero where D is not written by TMA
   };
   std::shared_ptr<Runtime::Impl> rt;
   GemmProblem problem;  // normalized
@@ -154,7 +156,7 @@ struct GemmPlanState {
   ops::GemmVariant own;  // the variant for the plan's pointers
   std::atomic<CUfunction> own_fn{nullptr};
   std::mutex mutex;
-  std::map<std::pair<int, int>, Loaded> variants;
+  std::map<std::tuple<int, int, bool>, Loaded> variants;
   std::optional<TensorMaps> maps;  // the last pointers' maps (guarded by mutex)
 
   jit::KernelRequest request(const ops::GemmVariant& v, const std::string& arch) const { return ops::gemm_request(*rt, problem, v, arch); }
@@ -162,7 +164,7 @@ struct GemmPlanState {
 
   std::shared_ptr<jit::Kernel> kernel(const ops::GemmVariant& v, bool* compiled = nullptr) {
     std::lock_guard lock(mutex);
-    auto& slot = variants[{v.a_vec, v.b_vec}];
+    auto& slot = variants[{v.a_vec, v.b_vec, v.d_tma}];
     if (!slot.kernel) slot.kernel = rt->cache.get(request(v, arch()), compiled);
     return slot.kernel;
   }
@@ -170,7 +172,7 @@ struct GemmPlanState {
   CUfunction function(const ops::GemmVariant& v) {
     auto k = kernel(v);
     std::lock_guard lock(mutex);
-    auto& slot = variants[{v.a_vec, v.b_vec}];
+    auto& slot = variants[{v.a_vec, v.b_vec, v.d_tma}];
     if (!slot.fn) {
       CUfunction fn = k->function(rt->device_ordinal);
       jit::check(jit::driver().cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
@@ -185,8 +187,10 @@ struct GemmPlanState {
       // The kernel takes its tensor maps by value: cuLaunchKernel copies them, so the lock only has
       // to cover the map cache.
       std::lock_guard lock(mutex);
-      const TensorMaps& m = tensor_maps(reinterpret_cast<CUdeviceptr>(p.a), reinterpret_cast<CUdeviceptr>(p.b));
-      void* args[] = {const_cast<ops::GemmParams*>(&p), const_cast<CUtensorMap*>(&m.map_a), const_cast<CUtensorMap*>(&m.map_b)};
+      const TensorMaps& m = tensor_maps(reinterpret_cast<CUdeviceptr>(p.a), reinterpret_cast<CUdeviceptr>(p.b),
+                                        reinterpret_cast<CUdeviceptr>(p.d));
+      void* args[] = {const_cast<ops::GemmParams*>(&p), const_cast<CUtensorMap*>(&m.map_a), const_cast<CUtensorMap*>(&m.map_b),
+                      const_cast<CUtensorMap*>(&m.map_d)};
       jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
                  "cuLaunchKernel", rt->device_ordinal, what);
       return;
@@ -196,9 +200,10 @@ struct GemmPlanState {
                "cuLaunchKernel", rt->device_ordinal, what);
   }
 
-  // A K-major operand (rows x K, leading dimension ld) as a 3-D tensor {K, rows, batch} read in
-  // boxes of {BK, box_rows, 1} with 128-byte swizzling; reads outside it return zeros.
-  void encode_operand(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, int box_rows, const char* name) const {
+  // A matrix whose rows are contiguous (rows x cols, leading dimension ld) as a 3-D tensor {cols,
+  // rows, batch} moved in boxes of {128 bytes of columns, box_rows, 1} with 128-byte swizzling; reads
+  // outside it return zeros, writes outside it are dropped.
+  void encode_rows(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows, const char* name) const {
     const std::uint64_t es = dtype_size(r.dtype);
     const CUtensorMapDataType type = r.dtype == DType::bf16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                      : r.dtype == DType::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
@@ -206,25 +211,28 @@ struct GemmPlanState {
     const std::uint64_t row_bytes = static_cast<std::uint64_t>(r.ld) * es;
     const std::uint64_t matrix_bytes = problem.batch > 1 ? static_cast<std::uint64_t>(r.batch_stride) * es
                                                          : (row_bytes * static_cast<std::uint64_t>(rows) + 15) / 16 * 16;
-    const cuuint64_t dims[3] = {static_cast<cuuint64_t>(problem.k), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(problem.batch)};
+    const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(problem.batch)};
     const cuuint64_t strides[2] = {row_bytes, matrix_bytes};
-    const cuuint32_t box[3] = {static_cast<cuuint32_t>(config.bk), static_cast<cuuint32_t>(box_rows), 1};
+    const cuuint32_t box[3] = {static_cast<cuuint32_t>(128 / es), static_cast<cuuint32_t>(box_rows), 1};
     const cuuint32_t element_strides[3] = {1, 1, 1};
     jit::check(jit::driver().cuTensorMapEncodeTiled(map, type, 3, reinterpret_cast<void*>(r.ptr), dims, strides, box, element_strides,
                                                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
                "cuTensorMapEncodeTiled", rt->device_ordinal,
-               fmt::format("GEMM operand {}: {}x{} {}, ld {}, batch {}", name, rows, problem.k, dtype_name(r.dtype), r.ld, problem.batch));
+               fmt::format("GEMM matrix {}: {}x{} {}, ld {}, batch {}", name, rows, cols, dtype_name(r.dtype), r.ld, problem.batch));
   }
 
-  const TensorMaps& tensor_maps(CUdeviceptr a, CUdeviceptr b) {
-    if (maps && maps->a == a && maps->b == b) return *maps;
+  const TensorMaps& tensor_maps(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d) {
+    if (maps && maps->a == a && maps->b == b && maps->d == d) return *maps;
     TensorMaps m;
-    m.a = a, m.b = b;
-    MatrixRef ra = problem.a, rb = problem.b;
-    ra.ptr = a, rb.ptr = b;
-    encode_operand(&m.map_a, ra, problem.m, config.bm, "A");
-    encode_operand(&m.map_b, rb, problem.n, config.bn, "B");
+    m.a = a, m.b = b, m.d = d;
+    MatrixRef ra = problem.a, rb = problem.b, rd = problem.d;
+    ra.ptr = a, rb.ptr = b, rd.ptr = d;
+    encode_rows(&m.map_a, ra, problem.m, problem.k, config.bm, "A");
+    encode_rows(&m.map_b, rb, problem.n, problem.k, config.bn, "B");
+    GemmProblem with_d = problem;
+    with_d.d = rd;
+    if (ops::wgmma_tma_store(with_d)) encode_rows(&m.map_d, rd, problem.m, problem.n, config.wm, "D");
     maps = m;
     return *maps;
   }

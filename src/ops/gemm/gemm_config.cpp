@@ -107,10 +107,19 @@ void simt_lanes(const GemmConfig& c, int& lm, int& ln) {
   }
 }
 
+bool wgmma_tma_store(const GemmProblem& p) {
+  const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.d.dtype));
+  const std::int64_t ld = p.d.ld ? p.d.ld : p.n;
+  return p.d.layout == Layout::row_major && p.d.ptr % 16 == 0 && (ld * es) % 16 == 0 &&
+         (p.batch <= 1 || ((p.d.batch_stride * es) % 16 == 0 && p.d.batch_stride >= ld * p.m));
+}
+
 int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   const int es = static_cast<int>(dtype_size(p.a.dtype));
-  // wgmma: the stages, their full/empty barriers, and 1 KB to align the stages to the swizzle period.
-  if (c.kind == GemmKind::wgmma) return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + 1024;
+  // wgmma: the stages, their full/empty barriers, two 128-byte-wide staging buffers of WM rows per
+  // consumer warpgroup for TMA stores, and 1 KB to align everything to the swizzle period.
+  if (c.kind == GemmKind::wgmma)
+    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + (wgmma_tma_store(p) ? (c.bm / c.wm) * 2 * c.wm * 128 : 0) + 1024;
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
   const bool tf32 = p.a.dtype == DType::f32;
   const bool a_k = p.a.layout == Layout::row_major, b_k = p.b.layout == Layout::col_major;
@@ -122,7 +131,7 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
 
 GemmVariant gemm_variant(const GemmConfig& c, const GemmProblem& p) {
   GemmVariant v{c, 0, 0};
-  if (c.kind == GemmKind::wgmma) return {c, 16, 16};  // TMA: validation requires 16-byte alignment
+  if (c.kind == GemmKind::wgmma) return {c, 16, 16, wgmma_tma_store(p)};  // TMA loads: validation requires 16-byte alignment
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   auto widest = [&](const MatrixRef& r, int candidates_from) {
     for (int bytes = candidates_from; bytes >= 4; bytes /= 2) {
@@ -235,6 +244,21 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   const long long tiles128x256 = ((p.m + 127) / 128) * ((p.n + 255) / 256) * batches;
   std::string reason;
   GemmConfig c;
+  // Hopper: wgmma wherever its rules (K-major operands, TMA alignment) hold.
+  if (arch == "sm_90a" && !(p.a.dtype == DType::f32 && p.math == MathMode::exact)) {
+    const int bk = p.a.dtype == DType::f32 ? 32 : 64;
+    if (tiles128x256 >= sms) c = {GemmKind::wgmma, 128, 256, bk, 64, 256, 4}, reason = "wgmma, large: 128x256 tiles, 2 consumer warpgroups";
+    else if (tiles128 * 2 >= sms) c = {GemmKind::wgmma, 128, 128, bk, 64, 128, 4}, reason = "wgmma: 128x128 tiles, 2 consumer warpgroups";
+    else c = {GemmKind::wgmma, 64, 128, bk, 64, 128, 4}, reason = fmt::format("wgmma, small ({} 128x128 tiles): 64x128 tiles", tiles128);
+    try {
+      validate_wgmma_config(c, p, arch);
+      if (ops::gemm_shared_bytes(c, p) > ops::arch_shared_memory_limit(arch)) c.stages = 3;
+      if (why) *why = reason;
+      return c;
+    } catch (const InvalidArgument& e) {
+      util::log().debug("GEMM heuristic: not wgmma ({})", e.what());
+    }
+  }
   // Measured on the H200 (docs/benchmarks.md: sweeps at 4096^3 and 1024^3, 2026-11-29).
   if (p.a.dtype == DType::f32 && p.math == MathMode::exact) {
     if (tiles128 >= 2 * sms) c = {GemmKind::simt, 256, 128, 16, 64, 64, 2}, reason = "exact f32, large: 256x128x16 SIMT tiles, 8x16 per thread";

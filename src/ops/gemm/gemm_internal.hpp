@@ -34,10 +34,14 @@ GemmProblem normalized(const GemmProblem& p);
 struct GemmVariant {
   GemmConfig config;
   int a_vec = 0, b_vec = 0;
-  // mma: 16, 8 or 4 (cp.async) or the element size; simt: elements per load (4 or 1).
+  // mma: 16, 8 or 4 (cp.async) or the element size; simt: elements per load (4 or 1); wgmma: 16 (TMA).
+  bool d_tma = false;  // wgmma: D written by TMA stores (see wgmma_tma_store)
   friend bool operator==(const GemmVariant&, const GemmVariant&) = default;
 };
 
+// Whether the wgmma kind can write D with TMA stores: D row-major, 16-byte aligned, rows and batch
+// strides multiples of 16 bytes (a batch stride also holding a whole matrix).
+bool wgmma_tma_store(const GemmProblem& p);
 // Shared memory a configuration uses for a problem's dtype (must mirror the templates).
 int gemm_shared_bytes(const GemmConfig& cfg, const GemmProblem& p);
 // The lane layout of a SIMT warp tile: LM x LN lanes, as square as possible per thread.
