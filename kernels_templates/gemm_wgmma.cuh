@@ -7,13 +7,16 @@
 //   TA (= TB: f16, bf16, or float for tf32), TC, TD, TBias
 //   BM, BN, BK, WM, WN, STAGES       block tile; each consumer warpgroup computes WM x WN (WN = BN);
 //                                    BK * sizeof(TA) = 128: one swizzle row of K per tile row
-//   A_ROW, B_ROW, C_ROW, D_ROW       layouts (A row-major and B column-major: both K-major)
+//   A_ROW, B_ROW, C_ROW, D_ROW       layouts: A row-major and B column-major are K-major; the others
+//                                    (M-major A, N-major B) are read transposed (f16/bf16 only)
 //   HAS_BIAS, ACT                    epilogue
 //   D_TMA                            D is written through shared memory and TMA stores (D row-major,
 //                                    16-byte aligned rows); otherwise element by element
-// The kernel's tensor maps (made by the runtime with cuTensorMapEncodeTiled) are 3-D: {K, rows,
-// batch}, boxes of {BK, BM or BN, 1}, 128-byte swizzle. Reads outside the matrix arrive as zeros, so
-// the main loop has no bounds checks; the epilogue checks each output.
+// The kernel's tensor maps (made by the runtime with cuTensorMapEncodeTiled) are 3-D with the
+// contiguous dimension first and 128-byte swizzle: a K-major operand {K, rows, batch} in boxes of
+// {BK, BM or BN, 1}; an MN-major one {rows, K, batch} in boxes of {64, BK, 1}, BM / 64 or BN / 64 of
+// them per stage. Reads outside the matrix arrive as zeros, so the main loop has no bounds checks;
+// the epilogue checks each output.
 #pragma once
 
 #include "tilejit/gemm_common.cuh"
@@ -90,13 +93,38 @@ template <class Cfg> struct gemm_wgmma {
   static constexpr int kProducerRegs = 40;
   static constexpr int kConsumerRegs = kConsumers == 1 ? 240 : kConsumers == 2 ? 232 : 152;
 
-  static_assert(Cfg::A_ROW && !Cfg::B_ROW, "gemm_wgmma: A must be row-major and B column-major (K-major operands)");
+  static constexpr bool A_K = Cfg::A_ROW, B_K = !Cfg::B_ROW;  // K-major operands
+  static constexpr int kMnChunkElems = 128 / int(sizeof(T));     // MN elements per 128-byte swizzle row
+  static_assert((A_K && B_K) || sizeof(T) == 2, "gemm_wgmma: tf32 operands must be K-major (A row-major, B column-major)");
+  static_assert(A_K || BM % kMnChunkElems == 0, "gemm_wgmma: an M-major A needs BM in whole 128-byte chunks");
+  static_assert(B_K || BN % kMnChunkElems == 0, "gemm_wgmma: an N-major B needs BN in whole 128-byte chunks");
   static_assert(BK * int(sizeof(T)) == 128, "gemm_wgmma: a tile row of K must be one 128-byte swizzle row");
   static_assert(Cfg::WN == BN, "gemm_wgmma: each consumer warpgroup computes the whole width of the tile (WN = BN)");
   static_assert(WM == 64 || WM == 128, "gemm_wgmma: WM is 64 or 128 (one or two m64 wgmma blocks)");
   static_assert(BM % WM == 0 && kConsumers >= 1 && kConsumers <= 3, "gemm_wgmma: BM / WM consumer warpgroups, 1 to 3");
   static_assert(BN % 64 == 0 && BN <= 256, "gemm_wgmma: BN is 64, 128, 192 or 256");
   static_assert(kMmaM * kAccRegs <= 128, "gemm_wgmma: at most 128 accumulator registers per thread");
+
+  // One stage's tile of an operand: K-major, one box of {BK, Rows}; MN-major, Rows / 64 boxes of
+  // {64, BK}, each 64 x BK chunk after the other.
+  template <bool KMajor, int Rows>
+  __device__ __forceinline__ static void load_operand(char* dst, const sm90::tensor_map* map, unsigned long long* bar, int k0,
+                                                      int row0, int batch) {
+    if constexpr (KMajor) {
+      sm90::tma_load_3d(dst, map, bar, k0, row0, batch);
+    } else {
+#pragma unroll
+      for (int c = 0; c < Rows / kMnChunkElems; ++c)
+        sm90::tma_load_3d(dst + c * BK * 128, map, bar, row0 + c * kMnChunkElems, k0, batch);
+    }
+  }
+
+  // Descriptor of the operand's sub-tile starting at MN offset `mn` (a multiple of 64), k step kk.
+  template <bool KMajor>
+  __device__ __forceinline__ static unsigned long long operand_descriptor(const char* tile, int mn, int kk) {
+    if constexpr (KMajor) return sm90::smem_descriptor_k_major_sw128(tile + mn * 128 + kk * KK * int(sizeof(T)));
+    else return sm90::smem_descriptor_mn_major_sw128(tile + (mn / kMnChunkElems) * BK * 128 + kk * KK * 128, BK * 128);
+  }
 
   // Output (r, c) and (r, c + 1) of this consumer's rows, computed and packed as D's dtype.
   struct output_pair {
@@ -138,8 +166,8 @@ template <class Cfg> struct gemm_wgmma {
             sm90::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1);
             sm90::mbarrier_arrive_expect_tx(&full[ring.stage], kStageBytes);
             char* sa = smem + ring.stage * kStageBytes;
-            sm90::tma_load_3d(sa, map_a, &full[ring.stage], kb * BK, tile.tile_m * BM, tile.batch);
-            sm90::tma_load_3d(sa + kTileABytes, map_b, &full[ring.stage], kb * BK, tile.tile_n * BN, tile.batch);
+            load_operand<A_K, BM>(sa, map_a, &full[ring.stage], kb * BK, tile.tile_m * BM, tile.batch);
+            load_operand<B_K, BN>(sa + kTileABytes, map_b, &full[ring.stage], kb * BK, tile.tile_n * BN, tile.batch);
             ring.advance<STAGES>();
           }
         }
@@ -163,15 +191,15 @@ template <class Cfg> struct gemm_wgmma {
       for (int kb = 0; kb < ktiles; ++kb) {
         sm90::mbarrier_wait(&full[ring.stage], ring.phase);
         sm90::wgmma_fence();
-        const char* sa = smem + ring.stage * kStageBytes + consumer * WM * 128;
-        const char* sb = smem + ring.stage * kStageBytes + kTileABytes;
+        const char* sa = smem + ring.stage * kStageBytes;
+        const char* sb = sa + kTileABytes;
 #pragma unroll
         for (int kk = 0; kk < BK / KK; ++kk) {
-          const unsigned long long desc_b = sm90::smem_descriptor_k_major_sw128(sb + kk * KK * int(sizeof(T)));
+          const unsigned long long desc_b = operand_descriptor<B_K>(sb, 0, kk);
 #pragma unroll
           for (int mi = 0; mi < kMmaM; ++mi) {
-            const unsigned long long desc_a = sm90::smem_descriptor_k_major_sw128(sa + mi * 64 * 128 + kk * KK * int(sizeof(T)));
-            sm90::wgmma_op<BN, Input>::run(acc[mi], desc_a, desc_b, 1);
+            const unsigned long long desc_a = operand_descriptor<A_K>(sa, consumer * WM + mi * 64, kk);
+            sm90::wgmma_op<BN, Input>::template run<A_K ? 0 : 1, B_K ? 0 : 1>(acc[mi], desc_a, desc_b, 1);
           }
         }
         sm90::wgmma_commit_group();

@@ -14,16 +14,22 @@ def wrapper(n, name, ptx_type, k):
     acc = ", ".join(f"%{i}" for i in range(regs))
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
     a, b, s = regs, regs + 1, regs + 2
-    # f16/bf16 take transpose immediates (0: K-major); tf32 has none and reads K-major operands only.
-    tail = "p, 1, 1, 0, 0" if k == 16 else "p, 1, 1"
+    # f16/bf16 take transpose immediates (0: K-major, 1: M- or N-major); tf32 has none and reads
+    # K-major operands only.
+    if k == 16:
+        tail, imms, params = f"p, 1, 1, %{regs + 3}, %{regs + 4}", ', "n"(TransA), "n"(TransB)', "template <int TransA, int TransB> "
+    else:
+        tail, imms, params = "p, 1, 1", "", "template <int TransA, int TransB> "
+    check = "" if k == 16 else '    static_assert(TransA == 0 && TransB == 0, "tf32 wgmma reads K-major operands only");\n'
     return (
         f"template <> struct wgmma_op<{n}, wgmma_{name}> {{\n"
-        f"  __device__ __forceinline__ static void run(float (&d)[{regs}], unsigned long long desc_a, unsigned long long desc_b, int scale_d) {{\n"
+        f"  {params}__device__ __forceinline__ static void run(float (&d)[{regs}], unsigned long long desc_a, unsigned long long desc_b, int scale_d) {{\n"
+        f"{check}"
         f"    asm volatile(\n"
         f"        \"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n\"\n"
         f"        \"wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptx_type}.{ptx_type} {{{acc}}}, %{a}, %{b}, {tail};\\n}}\\n\"\n"
         f"        : {outs}\n"
-        f"        : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));\n"
+        f"        : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d){imms});\n"
         f"  }}\n"
         f"}};\n"
     )
@@ -32,7 +38,8 @@ def wrapper(n, name, ptx_type, k):
 def main():
     out = [
         "// wgmma.mma_async wrappers, one per (N, input type): D[64 x N] += A[64 x K] * B[K x N] for the",
-        "// warpgroup, A and B read from shared memory through matrix descriptors, both K-major.",
+        "// warpgroup, A and B read from shared memory through matrix descriptors; run<TransA, TransB> with 1",
+        "// for an M-major A or N-major B (f16/bf16 only).",
         "// Written by tools/gen_wgmma_ops.py (each shape names all N / 2 accumulator registers); edit the script.",
         "//",
         "// scale_d (0: D = A * B, 1: D += A * B) travels as a predicate set from a register, never as an",

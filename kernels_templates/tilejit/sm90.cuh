@@ -106,6 +106,17 @@ __device__ __forceinline__ unsigned long long smem_descriptor_k_major_sw128(cons
          | (1ull << 62);                    // 128-byte swizzle
 }
 
+// Descriptor of an M- or N-major operand tile stored as TMA writes it, in chunks of 64 (128 bytes
+// of) MN elements by BK rows of K with 128-byte swizzling: 8 K-rows 1024 bytes apart, successive
+// MN chunks `chunk_bytes` apart. Moving along K by 8 rows moves the start by 1024 bytes.
+__device__ __forceinline__ unsigned long long smem_descriptor_mn_major_sw128(const void* start, unsigned chunk_bytes) {
+  const unsigned long long addr = smem_addr(start);
+  return ((addr & 0x3FFFF) >> 4)                                    // start address, 16-byte units
+         | (static_cast<unsigned long long>(chunk_bytes >> 4) << 16)  // leading byte offset: next MN chunk
+         | ((1024ull >> 4) << 32)                                   // stride byte offset: next 8 K-rows
+         | (1ull << 62);                                            // 128-byte swizzle
+}
+
 // Orders this warpgroup's earlier register and shared-memory accesses before the wgmmas that follow.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }

@@ -191,6 +191,17 @@ TEST_F(GemmGpuWgmma, ShapesAndConfigs) {
   }
 }
 
+TEST_F(GemmGpuWgmma, EveryLayout) {
+  // Column-major A (M-major) and row-major B (N-major) are read by transposed wgmma operands.
+  const std::vector<std::array<std::int64_t, 3>> shapes{{8, 8, 8}, {72, 136, 264}, {264, 520, 200}, {1000, 1000, 1000}};
+  for (const Math* m : {&kMaths[2], &kMaths[3]})
+    for (const char* layout : {"NN", "TN", "TT"})
+      for (const char* cfg : {"wgmma:128x256x64:64x256:4", "wgmma:256x128x64:128x128:3", "wgmma:64x64x64:64x64:2"}) {
+        GemmConfig c = GemmConfig::parse(cfg);
+        for (auto [M, N, K] : shapes) expect_correct(rt, shape(*m, layout, M, N, K), false, &c);
+      }
+}
+
 TEST_F(GemmGpuWgmma, BatchAlphaBetaBiasActivationsAndColumnMajorD) {
   GemmConfig c = GemmConfig::parse("wgmma:128x128x64:64x128:3");
   GemmProblem p = shape(kMaths[3], "NT", 96, 80, 72);

@@ -97,6 +97,10 @@ TEST(GemmCompileWgmma, EveryInstantiation) {
           p.d.layout = Layout::col_major;
           EXPECT_EQ(rt.compile_gemm(p, &cfg).program_name.find("_dtma"), std::string::npos);
         }
+        if (in.dtype != DType::f32 && consumers == 2) {  // M-major A, N-major B (transposed wgmma operands)
+          for (const char* layout : {"NN", "TN", "TT"})
+            EXPECT_GT(rt.compile_gemm(stand_in(in.dtype, in.math, layout, false, Activation::none), &cfg).cubin_bytes, 0u) << layout;
+        }
       }
     }
 }

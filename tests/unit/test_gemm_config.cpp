@@ -113,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"wgmma:128x128x64:32x128:4", DType::f16, MathMode::exact, "sm_90a", "WM=32 must be 64 or 128"},
         BadConfig{"wgmma:256x256x64:128x256:4", DType::bf16, MathMode::exact, "sm_90a", "accumulator registers"},
         BadConfig{"wgmma:128x256x64:64x256:1", DType::bf16, MathMode::exact, "sm_90a", "at least 2 stages"},
-        BadConfig{"wgmma:128x256x64:64x256:4", DType::bf16, MathMode::exact, "sm_90a", "K-major operands"}),
+        BadConfig{"wgmma:128x256x32:64x256:4", DType::f32, MathMode::tf32, "sm_90a", "tf32 wgmma reads K-major operands only"}),
     [](const auto& param_info) { return "config" + std::to_string(param_info.index); });
 
 TEST(GemmConfig, WgmmaParsesAndChecksTmaAlignment) {
@@ -195,18 +195,19 @@ TEST(GemmProblem, ValidationNamesTheArgument) {
 }
 
 TEST(GemmHeuristic, PicksByDtypeAndSize) {
+  // Without wgmma (the generic sm_90 target, as on sm_80): mma.sync and SIMT configurations.
   std::string why;
-  auto big = choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132, &why);
+  auto big = choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90", 132, &why);
   EXPECT_EQ(big.to_string(), "mma:128x256x32:64x64:4");
   EXPECT_NE(why.find("large"), std::string::npos);
-  auto medium = choose_gemm_config(problem(DType::bf16, MathMode::exact, 2048, 2048, 2048), "sm_90a", 132, &why);
+  auto medium = choose_gemm_config(problem(DType::bf16, MathMode::exact, 2048, 2048, 2048), "sm_90", 132, &why);
   EXPECT_EQ(medium.to_string(), "mma:128x128x32:64x64:4");  // 128 tiles of 128x256 would leave SMs idle
-  auto small = choose_gemm_config(problem(DType::f16, MathMode::exact, 256, 256, 4096), "sm_90a", 132, &why);
+  auto small = choose_gemm_config(problem(DType::f16, MathMode::exact, 256, 256, 4096), "sm_90", 132, &why);
   EXPECT_EQ(small.bm, 64);
   EXPECT_NE(why.find("small"), std::string::npos);
-  auto exact = choose_gemm_config(problem(DType::f32, MathMode::exact, 4096, 4096, 4096), "sm_90a", 132, &why);
+  auto exact = choose_gemm_config(problem(DType::f32, MathMode::exact, 4096, 4096, 4096), "sm_90", 132, &why);
   EXPECT_EQ(exact.to_string(), "simt:256x128x16:64x64:2");
-  auto tf32 = choose_gemm_config(problem(DType::f32, MathMode::tf32, 4096, 4096, 4096), "sm_90a", 132, &why);
+  auto tf32 = choose_gemm_config(problem(DType::f32, MathMode::tf32, 4096, 4096, 4096), "sm_90", 132, &why);
   EXPECT_EQ(tf32.to_string(), "mma:128x128x32:64x64:3");
   for (auto p : {problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), problem(DType::f32, MathMode::tf32, 8192, 8192, 64),
                  problem(DType::f32, MathMode::exact, 3, 5, 7), problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
@@ -228,7 +229,9 @@ TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
   GemmProblem odd = nt;
   odd.k = 4095;  // rows of 8190 bytes: no TMA
   EXPECT_EQ(choose_gemm_config(odd, "sm_90a", 132).kind, GemmKind::mma);
-  EXPECT_EQ(choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132).kind, GemmKind::mma);  // NN
+  EXPECT_EQ(choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132).kind, GemmKind::wgmma);  // NN
+  GemmProblem tf32_nn = problem(DType::f32, MathMode::tf32, 8192, 8192, 8192);
+  EXPECT_EQ(choose_gemm_config(tf32_nn, "sm_90a", 132).kind, GemmKind::mma);  // tf32 wgmma: K-major only
   for (auto q : {nt, tf32, problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
     EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(q, "sm_90a", 132), q, "sm_90a"));
 }

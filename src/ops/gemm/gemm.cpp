@@ -228,8 +228,11 @@ struct GemmPlanState {
     m.a = a, m.b = b, m.d = d;
     MatrixRef ra = problem.a, rb = problem.b, rd = problem.d;
     ra.ptr = a, rb.ptr = b, rd.ptr = d;
-    encode_rows(&m.map_a, ra, problem.m, problem.k, config.bm, "A");
-    encode_rows(&m.map_b, rb, problem.n, problem.k, config.bn, "B");
+    // K-major operands move in boxes of {BK, tile rows}; M- or N-major ones in boxes of {64, BK}.
+    if (ra.layout == Layout::row_major) encode_rows(&m.map_a, ra, problem.m, problem.k, config.bm, "A");
+    else encode_rows(&m.map_a, ra, problem.k, problem.m, config.bk, "A");
+    if (rb.layout == Layout::col_major) encode_rows(&m.map_b, rb, problem.n, problem.k, config.bn, "B");
+    else encode_rows(&m.map_b, rb, problem.k, problem.n, config.bk, "B");
     GemmProblem with_d = problem;
     with_d.d = rd;
     if (ops::wgmma_tma_store(with_d)) encode_rows(&m.map_d, rd, problem.m, problem.n, config.wm, "D");

@@ -165,6 +165,7 @@ namespace {
 
 void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std::string& arch) {
   if (arch != "sm_90a") broken(c, fmt::format("kind wgmma needs the sm_90a target (Hopper, arch-specific), not {}", arch));
+  const bool tf32 = p.a.dtype == DType::f32;
   if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)
     broken(c, "kind wgmma needs f16, bf16 or tf32 inputs; f32 with MathMode::exact runs on kind simt");
   const int es = static_cast<int>(dtype_size(p.a.dtype));
@@ -180,22 +181,26 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
     broken(c, fmt::format("a {}x{} warpgroup tile needs {} accumulator registers per thread, at most 128 fit", c.wm, c.wn,
                           (c.wm / 64) * (c.bn / 2)));
   if (c.stages < 2) broken(c, "kind wgmma needs at least 2 stages (a stage is released when the next one's MMAs start)");
-  if (p.a.layout != Layout::row_major || p.b.layout != Layout::col_major)
-    broken(c, fmt::format("kind wgmma reads K-major operands: A row-major and B column-major, not A {} and B {}; other layouts "
-                          "run on kind mma",
+  if (tf32 && (p.a.layout != Layout::row_major || p.b.layout != Layout::col_major))
+    broken(c, fmt::format("tf32 wgmma reads K-major operands only: A row-major and B column-major, not A {} and B {}; other "
+                          "layouts run on kind mma",
                           layout_name(p.a.layout), layout_name(p.b.layout)));
   // TMA: global addresses and every stride a multiple of 16 bytes.
   for (const auto* r : {&p.a, &p.b}) {
-    const char* name = r == &p.a ? "A" : "B";
+    const bool is_a = r == &p.a;
+    const char* name = is_a ? "A" : "B";
     if (r->ptr % 16) broken(c, fmt::format("TMA needs 16-byte aligned operands; {} is at 0x{:x}", name, r->ptr));
-    const std::int64_t ld = r->ld ? r->ld : p.k;  // both K-major: rows of K elements
+    // Stored as `lines` lines of `width` contiguous elements, `ld` apart.
+    const std::int64_t rows = is_a ? p.m : p.k, cols = is_a ? p.k : p.n;
+    const bool row_major = r->layout == Layout::row_major;
+    const std::int64_t width = row_major ? cols : rows, lines = row_major ? rows : cols;
+    const std::int64_t ld = r->ld ? r->ld : width;
     if ((ld * es) % 16)
       broken(c, fmt::format("TMA needs rows that start 16-byte aligned; {}'s leading dimension {} is {} bytes", name, ld, ld * es));
-    const std::int64_t rows = r == &p.a ? p.m : p.n;
-    if (p.batch > 1 && ((r->batch_stride * es) % 16 || r->batch_stride < ld * rows))
+    if (p.batch > 1 && ((r->batch_stride * es) % 16 || r->batch_stride < ld * lines))
       broken(c, fmt::format("TMA needs batch strides that are multiples of 16 bytes and hold a whole matrix ({} x {}); {}'s is {} "
                             "elements",
-                            rows, ld, name, r->batch_stride));
+                            lines, ld, name, r->batch_stride));
   }
 }
 
