@@ -116,7 +116,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"wgmma:128x256x32:64x256:4", DType::f32, MathMode::tf32, "sm_90a", "tf32 wgmma reads K-major operands only"}),
     [](const auto& param_info) { return "config" + std::to_string(param_info.index); });
 
-TEST(GemmConfig, WgmmaParsesAndChecksTmaAlignment) {
+TEST(GemmConfig, WgmmaParsesAndSaysWhichOperandsNeedPacking) {
   auto c = GemmConfig::parse("wgmma:128x256x64:64x256:4");
   EXPECT_EQ(c.kind, GemmKind::wgmma);
   EXPECT_EQ(c.to_string(), "wgmma:128x256x64:64x256:4");
@@ -124,25 +124,27 @@ TEST(GemmConfig, WgmmaParsesAndChecksTmaAlignment) {
   GemmProblem p = problem(DType::bf16);
   p.b.layout = Layout::col_major;
   EXPECT_NO_THROW(validate_gemm_config(c, p, "sm_90a"));
-  auto rule = [&](GemmProblem q) {
-    try {
-      validate_gemm_config(c, q, "sm_90a");
-    } catch (const InvalidArgument& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  EXPECT_EQ(ops::tma_unready_reason(p, true), "");
+  EXPECT_EQ(ops::tma_unready_reason(p, false), "");
   GemmProblem q = p;
   q.a.ptr += 8;
-  EXPECT_NE(rule(q).find("16-byte aligned operands; A"), std::string::npos) << rule(q);
+  EXPECT_NE(ops::tma_unready_reason(q, true).find("not on a 16-byte boundary"), std::string::npos);
+  EXPECT_NO_THROW(validate_gemm_config(c, q, "sm_90a"));  // packed at launch
   q = p;
   q.k = 1023;  // rows of 2046 bytes
-  EXPECT_NE(rule(q).find("leading dimension 1023"), std::string::npos) << rule(q);
+  EXPECT_NE(ops::tma_unready_reason(q, true).find("leading dimension 1023"), std::string::npos);
+  EXPECT_NE(ops::tma_unready_reason(q, false).find("leading dimension 1023"), std::string::npos);
+  q = p;
+  q.b.layout = Layout::row_major;
+  q.n = 1001;  // row-major B: lines of N
+  EXPECT_NE(ops::tma_unready_reason(q, false).find("leading dimension 1001"), std::string::npos);
+  EXPECT_EQ(ops::tma_unready_reason(q, true), "");
   q = p;
   q.batch = 2;
   q.a.batch_stride = 1024 * 1024 - 8;
   q.b.batch_stride = 1024 * 1024;
-  EXPECT_NE(rule(q).find("batch strides"), std::string::npos) << rule(q);
+  EXPECT_NE(ops::tma_unready_reason(q, true).find("batch stride"), std::string::npos);
+  EXPECT_EQ(ops::tma_unready_reason(q, false), "");
 }
 
 TEST(GemmConfig, PresetsAreValid) {
@@ -227,7 +229,9 @@ TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
   tf32.math = MathMode::tf32;
   EXPECT_EQ(choose_gemm_config(tf32, "sm_90a", 132).to_string(), "wgmma:128x256x32:64x256:4");
   GemmProblem odd = nt;
-  odd.k = 4095;  // rows of 8190 bytes: no TMA
+  odd.m = odd.n = odd.k = 4095;  // rows of 8190 bytes: packed for TMA, worth it at this size
+  EXPECT_EQ(choose_gemm_config(odd, "sm_90a", 132).kind, GemmKind::wgmma);
+  odd.m = 64;  // packing B (4095 x 4095) for 64 rows of output costs more than it saves
   EXPECT_EQ(choose_gemm_config(odd, "sm_90a", 132).kind, GemmKind::mma);
   EXPECT_EQ(choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132).kind, GemmKind::wgmma);  // NN
   GemmProblem tf32_nn = problem(DType::f32, MathMode::tf32, 8192, 8192, 8192);

@@ -1,5 +1,6 @@
 // GEMM: problem validation, code generation, plans and the launch path.
 #include "ops/gemm/gemm_internal.hpp"
+#include "ops/gemm/wgmma_launch.hpp"
 
 #include "jit/driver.hpp"
 #include "ops/elementwise/codegen.hpp"
@@ -141,11 +142,6 @@ struct GemmPlanState {
     std::shared_ptr<jit::Kernel> kernel;
     CUfunction fn = nullptr;
   };
-  // The TMA descriptors of the wgmma kind, for one pair of A and B pointers.
-  struct TensorMaps {
-    CUdeviceptr a = 0, b = 0, d = 0;
-    CUtensorMap map_a{}, map_b{}, map_d{};  // map_d zero where D is not written by TMA
-  };
   std::shared_ptr<Runtime::Impl> rt;
   GemmProblem problem;  // normalized
   GemmConfig config;
@@ -157,7 +153,7 @@ struct GemmPlanState {
   std::atomic<CUfunction> own_fn{nullptr};
   std::mutex mutex;
   std::map<std::tuple<int, int, bool>, Loaded> variants;
-  std::optional<TensorMaps> maps;  // the last pointers' maps (guarded by mutex)
+  std::unique_ptr<ops::WgmmaLauncher> wgmma;  // kind wgmma: operand packing and tensor maps
 
   jit::KernelRequest request(const ops::GemmVariant& v, const std::string& arch) const { return ops::gemm_request(*rt, problem, v, arch); }
   const std::string& arch() const { return target; }
@@ -183,61 +179,10 @@ struct GemmPlanState {
   }
 
   void launch(CUfunction fn, const ops::GemmParams& p, CUstream stream, const char* what) {
-    if (config.kind == GemmKind::wgmma) {
-      // The kernel takes its tensor maps by value: cuLaunchKernel copies them, so the lock only has
-      // to cover the map cache.
-      std::lock_guard lock(mutex);
-      const TensorMaps& m = tensor_maps(reinterpret_cast<CUdeviceptr>(p.a), reinterpret_cast<CUdeviceptr>(p.b),
-                                        reinterpret_cast<CUdeviceptr>(p.d));
-      void* args[] = {const_cast<ops::GemmParams*>(&p), const_cast<CUtensorMap*>(&m.map_a), const_cast<CUtensorMap*>(&m.map_b),
-                      const_cast<CUtensorMap*>(&m.map_d)};
-      jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
-                 "cuLaunchKernel", rt->device_ordinal, what);
-      return;
-    }
+    if (wgmma) return wgmma->launch(fn, p, grid_x, threads, smem, stream);
     void* args[] = {const_cast<ops::GemmParams*>(&p)};
     jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
                "cuLaunchKernel", rt->device_ordinal, what);
-  }
-
-  // A matrix whose rows are contiguous (rows x cols, leading dimension ld) as a 3-D tensor {cols,
-  // rows, batch} moved in boxes of {128 bytes of columns, box_rows, 1} with 128-byte swizzling; reads
-  // outside it return zeros, writes outside it are dropped.
-  void encode_rows(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows, const char* name) const {
-    const std::uint64_t es = dtype_size(r.dtype);
-    const CUtensorMapDataType type = r.dtype == DType::bf16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                     : r.dtype == DType::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    const std::uint64_t row_bytes = static_cast<std::uint64_t>(r.ld) * es;
-    const std::uint64_t matrix_bytes = problem.batch > 1 ? static_cast<std::uint64_t>(r.batch_stride) * es
-                                                         : (row_bytes * static_cast<std::uint64_t>(rows) + 15) / 16 * 16;
-    const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(problem.batch)};
-    const cuuint64_t strides[2] = {row_bytes, matrix_bytes};
-    const cuuint32_t box[3] = {static_cast<cuuint32_t>(128 / es), static_cast<cuuint32_t>(box_rows), 1};
-    const cuuint32_t element_strides[3] = {1, 1, 1};
-    jit::check(jit::driver().cuTensorMapEncodeTiled(map, type, 3, reinterpret_cast<void*>(r.ptr), dims, strides, box, element_strides,
-                                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-               "cuTensorMapEncodeTiled", rt->device_ordinal,
-               fmt::format("GEMM matrix {}: {}x{} {}, ld {}, batch {}", name, rows, cols, dtype_name(r.dtype), r.ld, problem.batch));
-  }
-
-  const TensorMaps& tensor_maps(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d) {
-    if (maps && maps->a == a && maps->b == b && maps->d == d) return *maps;
-    TensorMaps m;
-    m.a = a, m.b = b, m.d = d;
-    MatrixRef ra = problem.a, rb = problem.b, rd = problem.d;
-    ra.ptr = a, rb.ptr = b, rd.ptr = d;
-    // K-major operands move in boxes of {BK, tile rows}; M- or N-major ones in boxes of {64, BK}.
-    if (ra.layout == Layout::row_major) encode_rows(&m.map_a, ra, problem.m, problem.k, config.bm, "A");
-    else encode_rows(&m.map_a, ra, problem.k, problem.m, config.bk, "A");
-    if (rb.layout == Layout::col_major) encode_rows(&m.map_b, rb, problem.n, problem.k, config.bn, "B");
-    else encode_rows(&m.map_b, rb, problem.k, problem.n, config.bk, "B");
-    GemmProblem with_d = problem;
-    with_d.d = rd;
-    if (ops::wgmma_tma_store(with_d)) encode_rows(&m.map_d, rd, problem.m, problem.n, config.wm, "D");
-    maps = m;
-    return *maps;
   }
 };
 
@@ -282,6 +227,7 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
     const long long sms = rt->device_state().ok ? rt->device_state().info.multiprocessors : 132;
     s->grid_x = static_cast<unsigned>(std::clamp<long long>(tiles_m * tiles_n * p.batch, 1, sms));
     s->grid_y = 1;
+    s->wgmma = std::make_unique<ops::WgmmaLauncher>(rt, p, c);
   } else {
     s->grid_x = static_cast<unsigned>(std::max<long long>(1, tiles_m * tiles_n));
     s->grid_y = static_cast<unsigned>(p.batch);
@@ -352,7 +298,6 @@ void GemmPlan::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, C
   else if (d && s.problem.c.ptr == s.problem.d.ptr) p.c.ptr = d;
   validate_gemm(p);
   if (p.m == 0 || p.n == 0) return;
-  if (s.config.kind == GemmKind::wgmma) validate_gemm_config(s.config, p, s.target);  // TMA alignment of the new pointers
   ops::GemmParams q = s.params;
   q.a = reinterpret_cast<const void*>(p.a.ptr);
   q.b = reinterpret_cast<const void*>(p.b.ptr);

@@ -39,6 +39,9 @@ struct GemmVariant {
   friend bool operator==(const GemmVariant&, const GemmVariant&) = default;
 };
 
+// Whether TMA can read operand A (is_a) or B as it is: "" or why not (then the wgmma kind packs it
+// into a workspace first).
+std::string tma_unready_reason(const GemmProblem& p, bool is_a);
 // Whether the wgmma kind can write D with TMA stores: D row-major, 16-byte aligned, rows and batch
 // strides multiples of 16 bytes (a batch stride also holding a whole matrix).
 bool wgmma_tma_store(const GemmProblem& p);

@@ -1,0 +1,40 @@
+// Copies a strided matrix (or a batch of them) into a tight one whose lines start 16-byte aligned,
+// so that TMA can read it: the wgmma GEMM's path for operands TMA cannot address as they are (a
+// leading dimension such as 4095 bf16, a pointer off a 16-byte boundary, an odd batch stride).
+#pragma once
+
+namespace tilejit {
+
+// Mirrors tilejit::ops::PackParams on the host.
+struct pack_params {
+  const void* src;
+  void* dst;
+  long long width, lines;            // contiguous elements per line, lines per matrix
+  long long ld_src, ld_dst;          // elements between lines
+  long long stride_src, stride_dst;  // elements between matrices
+  long long batch;
+};
+static_assert(sizeof(pack_params) == 72, "pack_params must match tilejit::ops::PackParams on the host");
+
+template <int Bytes> struct pack_element;
+template <> struct pack_element<2> { using type = unsigned short; };
+template <> struct pack_element<4> { using type = unsigned int; };
+
+// Block (x, y) copies part of line y (and every gridDim.y-th line after it); each thread moves
+// elements blockDim.x apart, so a warp reads and writes contiguous runs.
+template <int Bytes> __global__ void __launch_bounds__(256) pack_matrix_kernel(const pack_params p) {
+  using E = typename pack_element<Bytes>::type;
+  const E* src = static_cast<const E*>(p.src);
+  E* dst = static_cast<E*>(p.dst);
+  const long long total_lines = p.lines * p.batch;
+  for (long long line = blockIdx.y; line < total_lines; line += gridDim.y) {
+    const long long b = line / p.lines, l = line % p.lines;
+    const E* s = src + b * p.stride_src + l * p.ld_src;
+    E* d = dst + b * p.stride_dst + l * p.ld_dst;
+    for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < p.width;
+         c += static_cast<long long>(gridDim.x) * blockDim.x)
+      d[c] = s[c];
+  }
+}
+
+}  // namespace tilejit

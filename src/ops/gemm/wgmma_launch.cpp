@@ -1,0 +1,162 @@
+#include "ops/gemm/wgmma_launch.hpp"
+
+#include "jit/driver.hpp"
+
+#include <tilejit/error.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace tilejit::ops {
+namespace {
+
+// How operand A (is_a) or B is stored: `lines` lines of `width` contiguous elements.
+void line_shape(const GemmProblem& p, bool is_a, std::int64_t& lines, std::int64_t& width) {
+  const MatrixRef& r = is_a ? p.a : p.b;
+  const std::int64_t rows = is_a ? p.m : p.k, cols = is_a ? p.k : p.n;
+  const bool row_major = r.layout == Layout::row_major;
+  lines = row_major ? rows : cols;
+  width = row_major ? cols : rows;
+}
+
+}  // namespace
+
+std::string tma_unready_reason(const GemmProblem& p, bool is_a) {
+  const MatrixRef& r = is_a ? p.a : p.b;
+  const char* name = is_a ? "A" : "B";
+  const std::int64_t es = static_cast<std::int64_t>(dtype_size(r.dtype));
+  std::int64_t lines = 0, width = 0;
+  line_shape(p, is_a, lines, width);
+  const std::int64_t ld = r.ld ? r.ld : width;
+  if (r.ptr % 16) return fmt::format("{} starts at 0x{:x}, not on a 16-byte boundary", name, r.ptr);
+  if ((ld * es) % 16) return fmt::format("{}'s leading dimension {} is {} bytes, not a multiple of 16", name, ld, ld * es);
+  if (p.batch > 1 && ((r.batch_stride * es) % 16 || r.batch_stride < ld * lines))
+    return fmt::format("{}'s batch stride {} is not a multiple of 16 bytes holding a whole {} x {} matrix", name, r.batch_stride, lines, ld);
+  return "";
+}
+
+WgmmaLauncher::WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProblem& problem, const GemmConfig& config)
+    : rt_(std::move(rt)), problem_(problem), config_(config) {}
+
+WgmmaLauncher::~WgmmaLauncher() {
+  if (workspace_ && jit::driver_available()) {
+    try {
+      jit::make_current(rt_->context(), rt_->device_ordinal);
+      jit::driver().cuMemFree(workspace_);
+    } catch (...) {  // a destructor never throws; the context is going away anyway
+    }
+  }
+}
+
+MatrixRef WgmmaLauncher::pack(const MatrixRef& r, bool is_a, std::size_t offset, CUstream stream) {
+  GemmProblem p = problem_;
+  (is_a ? p.a : p.b) = r;
+  std::int64_t lines = 0, width = 0;
+  line_shape(p, is_a, lines, width);
+  const std::int64_t es = static_cast<std::int64_t>(dtype_size(r.dtype));
+  MatrixRef packed = r;
+  packed.ld = (width + 16 / es - 1) / (16 / es) * (16 / es);
+  packed.batch_stride = packed.ld * lines;
+  packed.ptr = workspace_ + offset;
+  if (!pack_fn_) {
+    jit::KernelRequest req;
+    req.family = "gemm_pack";
+    req.arch = rt_->arch(false);
+    req.compile.program_name = fmt::format("gemm_pack_{}", es * 8);
+    req.compile.entry_template = "gemm_pack.cuh";
+    req.compile.source = "#include \"gemm_pack.cuh\"\n";
+    req.compile.name_expression = fmt::format("tilejit::pack_matrix_kernel<{}>", es);
+    req.compile.options = rt_->compiler.options(req.arch);
+    req.dtypes = fmt::format("{}-byte elements", es);
+    req.config = "threads=256";
+    pack_kernel_ = rt_->cache.get(req);
+    pack_fn_ = pack_kernel_->function(rt_->device_ordinal);
+  }
+  PackParams q{reinterpret_cast<const void*>(r.ptr), reinterpret_cast<void*>(packed.ptr), width, lines, r.ld ? r.ld : width,
+               packed.ld, r.batch_stride, packed.batch_stride, problem_.batch};
+  void* args[] = {&q};
+  const unsigned grid_x = static_cast<unsigned>(std::clamp<std::int64_t>((width + 2047) / 2048, 1, 64));
+  const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>(lines * problem_.batch, 1, 65535));
+  jit::check(jit::driver().cuLaunchKernel(pack_fn_, grid_x, grid_y, 1, 256, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel",
+             rt_->device_ordinal, fmt::format("packing GEMM operand {} for TMA", is_a ? "A" : "B"));
+  return packed;
+}
+
+void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, CUstream stream) {
+  std::lock_guard lock(mutex_);
+  GemmProblem p = problem_;
+  p.a.ptr = reinterpret_cast<CUdeviceptr>(q.a);
+  p.b.ptr = reinterpret_cast<CUdeviceptr>(q.b);
+  p.d.ptr = reinterpret_cast<CUdeviceptr>(q.d);
+  const bool pack_a = !tma_unready_reason(p, true).empty(), pack_b = !tma_unready_reason(p, false).empty();
+  if (pack_a || pack_b) {
+    auto bytes_of = [&](bool is_a) -> std::size_t {
+      std::int64_t lines = 0, width = 0;
+      line_shape(p, is_a, lines, width);
+      const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.a.dtype));
+      const std::int64_t ld = (width + 16 / es - 1) / (16 / es) * (16 / es);
+      return static_cast<std::size_t>((ld * lines * p.batch * es + 255) / 256 * 256);
+    };
+    const std::size_t a_bytes = pack_a ? bytes_of(true) : 0, need = a_bytes + (pack_b ? bytes_of(false) : 0);
+    if (need > workspace_bytes_) {
+      if (workspace_) {
+        // A workspace in use by kernels queued earlier must not be freed under them.
+        jit::check(jit::driver().cuCtxSynchronize(), "cuCtxSynchronize", rt_->device_ordinal, "growing the GEMM packing workspace");
+        jit::driver().cuMemFree(workspace_);
+        workspace_ = 0, workspace_bytes_ = 0;
+      }
+      jit::check(jit::driver().cuMemAlloc(&workspace_, need), "cuMemAlloc", rt_->device_ordinal,
+                 fmt::format("{} bytes of workspace for GEMM operands TMA cannot read in place", need));
+      workspace_bytes_ = need;
+    }
+    if (pack_a) p.a = pack(p.a, true, 0, stream);
+    if (pack_b) p.b = pack(p.b, false, a_bytes, stream);
+  }
+  const TensorMaps& m = tensor_maps(p.a, p.b, p.d);
+  void* args[] = {const_cast<GemmParams*>(&q), const_cast<CUtensorMap*>(&m.map_a), const_cast<CUtensorMap*>(&m.map_b),
+                  const_cast<CUtensorMap*>(&m.map_d)};
+  jit::check(jit::driver().cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
+             "cuLaunchKernel", rt_->device_ordinal, "gemm");
+}
+
+// A matrix whose rows are contiguous (rows x cols, leading dimension ld) as a 3-D tensor {cols,
+// rows, batch} moved in boxes of {128 bytes of columns, box_rows, 1} with 128-byte swizzling; reads
+// outside it return zeros, writes outside it are dropped.
+void WgmmaLauncher::encode(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows,
+                           const char* name) const {
+  const std::uint64_t es = dtype_size(r.dtype);
+  const CUtensorMapDataType type = r.dtype == DType::bf16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : r.dtype == DType::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                           : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const std::uint64_t row_bytes = static_cast<std::uint64_t>(r.ld) * es;
+  const std::uint64_t matrix_bytes = problem_.batch > 1 ? static_cast<std::uint64_t>(r.batch_stride) * es
+                                                        : (row_bytes * static_cast<std::uint64_t>(rows) + 15) / 16 * 16;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(problem_.batch)};
+  const cuuint64_t strides[2] = {row_bytes, matrix_bytes};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(128 / es), static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  jit::check(jit::driver().cuTensorMapEncodeTiled(map, type, 3, reinterpret_cast<void*>(r.ptr), dims, strides, box, element_strides,
+                                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+             "cuTensorMapEncodeTiled", rt_->device_ordinal,
+             fmt::format("GEMM matrix {}: {}x{} {}, ld {}, batch {}", name, rows, cols, dtype_name(r.dtype), r.ld, problem_.batch));
+}
+
+const WgmmaLauncher::TensorMaps& WgmmaLauncher::tensor_maps(const MatrixRef& a, const MatrixRef& b, const MatrixRef& d) {
+  if (maps_ && maps_->a == a.ptr && maps_->b == b.ptr && maps_->d == d.ptr && maps_->lda == a.ld && maps_->ldb == b.ld) return *maps_;
+  TensorMaps m;
+  m.a = a.ptr, m.b = b.ptr, m.d = d.ptr, m.lda = a.ld, m.ldb = b.ld;
+  // K-major operands move in boxes of {BK, tile rows}; M- or N-major ones in boxes of {64, BK}.
+  if (a.layout == Layout::row_major) encode(&m.map_a, a, problem_.m, problem_.k, config_.bm, "A");
+  else encode(&m.map_a, a, problem_.k, problem_.m, config_.bk, "A");
+  if (b.layout == Layout::col_major) encode(&m.map_b, b, problem_.n, problem_.k, config_.bn, "B");
+  else encode(&m.map_b, b, problem_.k, problem_.n, config_.bk, "B");
+  GemmProblem with_d = problem_;
+  with_d.d = d;
+  if (wgmma_tma_store(with_d)) encode(&m.map_d, d, problem_.m, problem_.n, config_.wm, "D");
+  maps_ = m;
+  return *maps_;
+}
+
+}  // namespace tilejit::ops

@@ -1,0 +1,59 @@
+// The launch side of a wgmma GEMM plan: operands TMA cannot read as they are get packed into a
+// workspace first, and the tensor maps the kernel takes by value are made (and kept) per pointer set.
+#pragma once
+
+#include "ops/gemm/gemm_internal.hpp"
+
+#include <cuda.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace tilejit::ops {
+
+// Host mirror of tilejit::pack_params in kernels_templates/gemm_pack.cuh.
+struct PackParams {
+  const void* src;
+  void* dst;
+  long long width, lines;
+  long long ld_src, ld_dst;
+  long long stride_src, stride_dst;
+  long long batch;
+};
+static_assert(sizeof(PackParams) == 72, "must match pack_params in gemm_pack.cuh");
+
+class WgmmaLauncher {
+ public:
+  WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProblem& problem, const GemmConfig& config);
+  ~WgmmaLauncher();
+  WgmmaLauncher(const WgmmaLauncher&) = delete;
+  WgmmaLauncher& operator=(const WgmmaLauncher&) = delete;
+
+  // Launches `fn` (grid x threads, smem bytes) for the pointers in q on `stream`, packing A or B into
+  // the workspace first where TMA cannot read them. Calls on one plan share that workspace: they
+  // must not run on two streams at once (as with a cuBLAS handle's workspace).
+  void launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, CUstream stream);
+
+ private:
+  struct TensorMaps {
+    CUdeviceptr a = 0, b = 0, d = 0;
+    std::int64_t lda = 0, ldb = 0;
+    CUtensorMap map_a{}, map_b{}, map_d{};  // map_d zero where D is not written by TMA
+  };
+  MatrixRef pack(const MatrixRef& r, bool is_a, std::size_t offset, CUstream stream);
+  void encode(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows, const char* name) const;
+  const TensorMaps& tensor_maps(const MatrixRef& a, const MatrixRef& b, const MatrixRef& d);
+
+  std::shared_ptr<Runtime::Impl> rt_;
+  GemmProblem problem_;
+  GemmConfig config_;
+  std::mutex mutex_;
+  std::optional<TensorMaps> maps_;     // for the last pointers
+  CUdeviceptr workspace_ = 0;          // packed operands, grown on demand
+  std::size_t workspace_bytes_ = 0;
+  std::shared_ptr<jit::Kernel> pack_kernel_;
+  CUfunction pack_fn_ = nullptr;
+};
+
+}  // namespace tilejit::ops
