@@ -20,20 +20,35 @@ template <int Bytes> struct pack_element;
 template <> struct pack_element<2> { using type = unsigned short; };
 template <> struct pack_element<4> { using type = unsigned int; };
 
-// Block (x, y) copies part of line y (and every gridDim.y-th line after it); each thread moves
-// elements blockDim.x apart, so a warp reads and writes contiguous runs.
+// Block (x, y) copies part of line y (and every gridDim.y-th line after it). Each thread moves runs
+// of 16 bytes: it reads them element by element (source lines may start anywhere; the warp's loads
+// still cover contiguous bytes) and writes them with one 16-byte store (destination lines start
+// 16-byte aligned).
 template <int Bytes> __global__ void __launch_bounds__(256) pack_matrix_kernel(const pack_params p) {
   using E = typename pack_element<Bytes>::type;
+  constexpr int V = 16 / Bytes;
+  union run {
+    uint4 vec;
+    E e[V];
+  };
   const E* src = static_cast<const E*>(p.src);
   E* dst = static_cast<E*>(p.dst);
   const long long total_lines = p.lines * p.batch;
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x * V;
   for (long long line = blockIdx.y; line < total_lines; line += gridDim.y) {
     const long long b = line / p.lines, l = line % p.lines;
     const E* s = src + b * p.stride_src + l * p.ld_src;
     E* d = dst + b * p.stride_dst + l * p.ld_dst;
-    for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < p.width;
-         c += static_cast<long long>(gridDim.x) * blockDim.x)
-      d[c] = s[c];
+    for (long long c = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * V; c < p.width; c += step) {
+      if (c + V <= p.width) {
+        run r;
+#pragma unroll
+        for (int j = 0; j < V; ++j) r.e[j] = s[c + j];
+        *reinterpret_cast<uint4*>(d + c) = r.vec;
+      } else {
+        for (long long j = c; j < p.width; ++j) d[j] = s[j];
+      }
+    }
   }
 }
 

@@ -76,7 +76,8 @@ MatrixRef WgmmaLauncher::pack(const MatrixRef& r, bool is_a, std::size_t offset,
   PackParams q{reinterpret_cast<const void*>(r.ptr), reinterpret_cast<void*>(packed.ptr), width, lines, r.ld ? r.ld : width,
                packed.ld, r.batch_stride, packed.batch_stride, problem_.batch};
   void* args[] = {&q};
-  const unsigned grid_x = static_cast<unsigned>(std::clamp<std::int64_t>((width + 2047) / 2048, 1, 64));
+  const std::int64_t per_block = 256 * (16 / es);  // elements a block moves per pass over a line
+  const unsigned grid_x = static_cast<unsigned>(std::clamp<std::int64_t>((width + per_block - 1) / per_block, 1, 64));
   const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>(lines * problem_.batch, 1, 65535));
   jit::check(jit::driver().cuLaunchKernel(pack_fn_, grid_x, grid_y, 1, 256, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel",
              rt_->device_ordinal, fmt::format("packing GEMM operand {} for TMA", is_a ? "A" : "B"));
