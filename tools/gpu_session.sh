@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine over a build carried from the development machine (see ../shared/device.md):
-#   tools/gpu_session.sh [tests] [memcheck] [bench] ...
+#   tools/gpu_session.sh STEP...   (tests memcheck memcheck-gemm gemm-tests bench-elementwise bench-launch
+#                                   bench-cache bench-compile32 puzzle33 bench-gemm bench-mma wgmma-compile)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -79,10 +80,36 @@ for what in "$@"; do
       ;;
     bench-gemm)
       step bench_gemm_bf16 40 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --runs 20 --out "$out/gemm_bf16.csv" \
-        --shapes 1024x1024x1024,4096x4096x4096,8192x8192x8192,4096x4096x512,16x8192x8192,128x8192x8192,1000x1000x1000,4095x4095x4095
-      step bench_gemm_f16 6 "$bin/tilejit" bench gemm --dtype f16 --layout NN,NT --shapes 4096x4096x4096,8192x8192x8192 --runs 20
-      step bench_gemm_tf32 6 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --layout NN,NT --shapes 4096x4096x4096,8192x8192x8192 --runs 10
+        --shapes 1024x1024x1024,4096x4096x4096,8192x8192x8192,12288x4096x4096,4096x4096x512,16x8192x8192,128x8192x8192,1000x1000x1000,4095x4095x4095
+      step bench_gemm_f16 20 "$bin/tilejit" bench gemm --dtype f16 --layout NN,NT,TN,TT --runs 20 --out "$out/gemm_f16.csv" \
+        --shapes 4096x4096x4096,8192x8192x8192,12288x4096x4096,4095x4095x4095
+      step bench_gemm_tf32 6 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 10
       step bench_gemm_f32 6 "$bin/tilejit" bench gemm --dtype f32 --layout NN,NT --shapes 4096x4096x4096 --runs 10
+      ;;
+    bench-mma)
+      # Issue 4's mma.sync kernels beside cuBLAS (on Hopper the heuristic picks wgmma: force mma).
+      [ -x "$root/build/mma_peak" ] || nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a "$root/tools/microbench/mma_peak.cu" \
+        -o "$root/build/mma_peak"
+      step mma_peak 8 "$root/build/mma_peak"
+      for dt in bf16 f16; do
+        step "bench_mma_$dt" 6 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT --shapes 4096x4096x4096,8192x8192x8192 \
+          --config mma:128x256x32:64x64:4 --runs 20
+      done
+      step bench_mma_tf32 4 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --layout NN,NT --shapes 4096x4096x4096 \
+        --config mma:128x128x32:64x64:3 --runs 10
+      ;;
+    wgmma-compile)
+      # Cold NVRTC compile of wgmma kernels (one process each, no cache) and HGMMA in their SASS.
+      for spec in "bf16 NT wgmma:128x256x64:64x256:4" "bf16 NN wgmma:128x256x64:64x256:4" "f16 TT wgmma:64x128x64:64x128:8" \
+                  "f32 NT wgmma:128x256x32:64x256:4"; do
+        set -- $spec
+        math=exact; [ "$1" = f32 ] && math=tf32
+        dump="$out/sass_$1_$2"
+        mkdir -p "$dump"
+        step "compile_wgmma_$1_$2" 8 env TILEJIT_CACHE=off TILEJIT_DUMP_DIR="$dump" "$bin/tilejit" compile gemm --dtype "$1" \
+          --math $math --layout "$2" --config "$3" --m 4096 --n 4096 --k 4096
+        for f in "$dump"/*.cubin; do echo "$(basename "$f"): $(cuobjdump --dump-sass "$f" | grep -c HGMMA) HGMMA instructions"; done
+      done
       ;;
     *) echo "unknown step $what" ;;
   esac

@@ -90,7 +90,9 @@ namespace detail {
 struct GemmPlanState;
 }
 
-// A problem bound to a runtime with its kernel resolved: run() launches it.
+// A problem bound to a runtime with its kernel resolved: run() launches it. A wgmma plan whose A or B
+// TMA cannot read in place copies them into a workspace it owns before each run (on the run's
+// stream): such a plan must not run on two streams at once.
 class GemmPlan {
  public:
   void run(CUstream stream = nullptr) const;
