@@ -131,6 +131,10 @@ TEST(GemmConfig, WgmmaParsesAndSaysWhichOperandsNeedPacking) {
   EXPECT_NE(ops::tma_unready_reason(q, true).find("not on a 16-byte boundary"), std::string::npos);
   EXPECT_NO_THROW(validate_gemm_config(c, q, "sm_90a"));  // packed at launch
   q = p;
+  q.k = 0;
+  EXPECT_THROW(validate_gemm_config(c, q, "sm_90a"), InvalidArgument);
+  EXPECT_NE(choose_gemm_config(q, "sm_90a", 132).kind, GemmKind::wgmma);  // K = 0: the heuristic takes another kind
+  q = p;
   q.k = 1023;  // rows of 2046 bytes
   EXPECT_NE(ops::tma_unready_reason(q, true).find("leading dimension 1023"), std::string::npos);
   EXPECT_NE(ops::tma_unready_reason(q, false).find("leading dimension 1023"), std::string::npos);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace tilejit {
 namespace {
@@ -181,6 +182,10 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
     broken(c, fmt::format("a {}x{} warpgroup tile needs {} accumulator registers per thread, at most 128 fit", c.wm, c.wn,
                           (c.wm / 64) * (c.bn / 2)));
   if (c.stages < 2) broken(c, "kind wgmma needs at least 2 stages (a stage is released when the next one's MMAs start)");
+  if (p.k == 0) broken(c, "kind wgmma needs K > 0 (K = 0 leaves D = beta * C + bias, which the other kinds compute)");
+  const long long tiles = ((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn) * std::max<std::int64_t>(1, p.batch);
+  if (tiles > std::numeric_limits<int>::max())
+    broken(c, fmt::format("{} output tiles are more than one persistent launch can count", tiles));
   if (tf32 && (p.a.layout != Layout::row_major || p.b.layout != Layout::col_major))
     broken(c, fmt::format("tf32 wgmma reads K-major operands only: A row-major and B column-major, not A {} and B {}; other "
                           "layouts run on kind mma",
