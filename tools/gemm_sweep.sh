@@ -12,7 +12,9 @@ for cfg in "$@"; do
     for lay in ${layouts//,/ }; do
       for s in ${shapes//,/ }; do
         IFS=x read -r m n k <<<"$s"
-        "$bin" compile gemm --dtype "$dtype" --math "$math" --layout "$lay" --config "$cfg" --m "$m" --n "$n" --k "$k" --arch sm_90 >/dev/null &
+        # The GPU machine compiles mma/simt kernels for sm_90 and wgmma kernels for sm_90a: same keys here.
+        arch=sm_90; [ "${cfg%%:*}" = wgmma ] && arch=sm_90a
+        "$bin" compile gemm --dtype "$dtype" --math "$math" --layout "$lay" --config "$cfg" --m "$m" --n "$n" --k "$k" --arch $arch >/dev/null &
       done
     done
     wait
