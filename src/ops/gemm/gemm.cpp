@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <optional>
 #include <tuple>
 
 namespace tilejit {
@@ -200,6 +199,8 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
   // Kernels compile for the device's generic target (sm_90), the wgmma kind for the arch-specific
   // one (sm_90a); the heuristic sees the latter, to know whether wgmma is there.
   const std::string arch_specific = rt->arch(true);
+  // Asked only when needed: a forced configuration compiled for an explicit arch touches no device.
+  auto device_sms = [&] { return rt->device_state().ok ? rt->device_state().info.multiprocessors : 132; };
   if (forced) {
     s->config = *forced;
   } else if (rt->settings.gemm_config) {
@@ -210,9 +211,8 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
     }
     util::log().debug("GEMM {}x{}x{}: config {} forced by TILEJIT_GEMM_CONFIG", p.m, p.n, p.k, s->config.to_string());
   } else {
-    const int sms = rt->device_state().ok ? rt->device_state().info.multiprocessors : 132;
     std::string why;
-    s->config = choose_gemm_config(p, arch_specific, sms, &why);
+    s->config = choose_gemm_config(p, arch_specific, device_sms(), &why);
     util::log().debug("GEMM {}x{}x{} {} {}{}: heuristic chose {} ({})", p.m, p.n, p.k, dtype_name(p.a.dtype),
                       layout_name(p.a.layout), layout_name(p.b.layout), s->config.to_string(), why);
   }
@@ -224,8 +224,7 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
   const long long tiles_m = (p.m + c.bm - 1) / c.bm, tiles_n = (p.n + c.bn - 1) / c.bn;
   if (c.kind == GemmKind::wgmma) {
     // Persistent: one block per SM (its shared memory allows no more) walks tiles of every batch.
-    const long long sms = rt->device_state().ok ? rt->device_state().info.multiprocessors : 132;
-    s->grid_x = static_cast<unsigned>(std::clamp<long long>(tiles_m * tiles_n * p.batch, 1, sms));
+    s->grid_x = static_cast<unsigned>(std::clamp<long long>(tiles_m * tiles_n * p.batch, 1, device_sms()));
     s->grid_y = 1;
     s->wgmma = std::make_unique<ops::WgmmaLauncher>(rt, p, c);
   } else {
