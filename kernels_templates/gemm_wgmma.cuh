@@ -40,23 +40,34 @@ template <> struct wgmma_input<float> {  // f32 inputs as tf32
   static constexpr int k = 8;
 };
 
-// The output tiles of one persistent block, in the order its producer and consumers all walk them.
+// The work units of one persistent block, in the order its producer and consumers all walk them: an
+// output tile and, with split-K, one slice of K blocks [kb_begin, kb_end) of it.
 struct persistent_tiles {
-  int index, count, per_batch;
+  int index, count, per_batch, tiles;
   int batch = 0, tile_m = 0, tile_n = 0;
-  __device__ __forceinline__ explicit persistent_tiles(const gemm_params& p)
-      : index(static_cast<int>(blockIdx.x)), count(p.tiles_m * p.tiles_n * p.batch), per_batch(p.tiles_m * p.tiles_n) {
-    locate(p);
+  int tile = 0, split = 0, kb_begin = 0, kb_end = 0;  // tile: index among all tiles of all batches
+  __device__ __forceinline__ persistent_tiles(const gemm_params& p, int ktiles)
+      : index(static_cast<int>(blockIdx.x)),
+        count(p.tiles_m * p.tiles_n * p.batch * p.split_k),
+        per_batch(p.tiles_m * p.tiles_n),
+        tiles(p.tiles_m * p.tiles_n * p.batch) {
+    locate(p, ktiles);
   }
   __device__ __forceinline__ bool valid() const { return index < count; }
-  __device__ __forceinline__ void advance(const gemm_params& p) {
+  __device__ __forceinline__ void advance(const gemm_params& p, int ktiles) {
     index += static_cast<int>(gridDim.x);
-    locate(p);
+    locate(p, ktiles);
   }
-  __device__ __forceinline__ void locate(const gemm_params& p) {
+  __device__ __forceinline__ void locate(const gemm_params& p, int ktiles) {
     if (index >= count) return;
-    batch = index / per_batch;
-    tile_coords<8>(index % per_batch, p.tiles_m, p.tiles_n, tile_m, tile_n);
+    // Slice-major: the blocks running at the same time hold different tiles of one slice.
+    split = index / tiles;
+    tile = index % tiles;
+    batch = tile / per_batch;
+    tile_coords<8>(tile % per_batch, p.tiles_m, p.tiles_n, tile_m, tile_n);
+    const int per_split = (ktiles + p.split_k - 1) / p.split_k;
+    kb_begin = min(ktiles, split * per_split);
+    kb_end = min(ktiles, kb_begin + per_split);
   }
 };
 
@@ -126,6 +137,52 @@ template <class Cfg> struct gemm_wgmma {
     else return sm90::smem_descriptor_mn_major_sw128(tile + (mn / kMnChunkElems) * BK * 128 + kk * KK * 128, BK * 128);
   }
 
+  // Split-K: stores this slice's partial tile (this consumer's rows) in the workspace and counts it
+  // in; the slice that arrives last adds the other slices' partials to its accumulators, resets the
+  // counter for the next launch and returns true (it writes D); the others return false.
+  __device__ __forceinline__ static bool reduce_split_k(const gemm_params& p, const persistent_tiles& tile,
+                                                        float (&acc)[kMmaM][kAccRegs], volatile int* last_flag, int consumer,
+                                                        int warp, int lane) {
+    float* partials = static_cast<float*>(p.workspace);
+    int* counters = reinterpret_cast<int*>(partials + static_cast<long long>(tile.tiles) * p.split_k * BM * BN);
+    auto slice = [&](int s) { return partials + (static_cast<long long>(tile.tile) * p.split_k + s) * BM * BN + consumer * WM * BN; };
+    const int g = lane >> 2, t = lane & 3;
+    float* mine = slice(tile.split);
+#pragma unroll
+    for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int r = mi * 64 + warp * 16 + g, c = j * 8 + 2 * t;
+        __stcg(reinterpret_cast<float2*>(mine + r * BN + c), make_float2(acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]));
+        __stcg(reinterpret_cast<float2*>(mine + (r + 8) * BN + c), make_float2(acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]));
+      }
+    __threadfence();  // the partial is visible device-wide before it is counted
+    const int barrier_id = 1 + static_cast<int>(threadIdx.x / 128);
+    sm90::named_barrier_sync(barrier_id, 128);
+    int* counter = counters + tile.tile * kConsumers + consumer;
+    if (threadIdx.x % 128 == 0) last_flag[consumer] = atomicAdd(counter, 1) == p.split_k - 1;
+    sm90::named_barrier_sync(barrier_id, 128);
+    const bool last = last_flag[consumer] != 0;
+    sm90::named_barrier_sync(barrier_id, 128);  // everyone has read the flag before the next unit sets it
+    if (!last) return false;
+    __threadfence();
+    for (int s = 0; s < p.split_k; ++s) {
+      if (s == tile.split) continue;
+      const float* other = slice(s);
+#pragma unroll
+      for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int r = mi * 64 + warp * 16 + g, c = j * 8 + 2 * t;
+          const float2 a = __ldcg(reinterpret_cast<const float2*>(other + r * BN + c));
+          const float2 b = __ldcg(reinterpret_cast<const float2*>(other + (r + 8) * BN + c));
+          acc[mi][j * 4 + 0] += a.x, acc[mi][j * 4 + 1] += a.y, acc[mi][j * 4 + 2] += b.x, acc[mi][j * 4 + 3] += b.y;
+        }
+    }
+    if (threadIdx.x % 128 == 0) *counter = 0;  // every slice of this tile has arrived: ready for the next launch
+    return true;
+  }
+
   // Output (r, c) and (r, c + 1) of this consumer's rows, computed and packed as D's dtype.
   struct output_pair {
     TD x, y;
@@ -140,6 +197,7 @@ template <class Cfg> struct gemm_wgmma {
     char* staging = smem + STAGES * kStageBytes;  // 1024-byte aligned: (BM + BN) * 128 per stage
     auto* full = reinterpret_cast<unsigned long long*>(staging + kStagingBytes);
     auto* empty = full + STAGES;
+    auto* last_flag = reinterpret_cast<volatile int*>(empty + STAGES);  // split-K: one per consumer
     const int warpgroup = threadIdx.x / 128;
     if (threadIdx.x == 0) {
       sm90::prefetch_tensor_map(map_a);
@@ -161,8 +219,8 @@ template <class Cfg> struct gemm_wgmma {
       sm90::release_registers<kProducerRegs>();
       if (threadIdx.x == 0) {
         stage_ring ring;
-        for (persistent_tiles tile(p); tile.valid(); tile.advance(p)) {
-          for (int kb = 0; kb < ktiles; ++kb) {
+        for (persistent_tiles tile(p, ktiles); tile.valid(); tile.advance(p, ktiles)) {
+          for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
             sm90::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1);
             sm90::mbarrier_arrive_expect_tx(&full[ring.stage], kStageBytes);
             char* sa = smem + ring.stage * kStageBytes;
@@ -181,14 +239,14 @@ template <class Cfg> struct gemm_wgmma {
     const int lane = threadIdx.x & 31, warp = (threadIdx.x / 32) & 3;
     stage_ring ring;
     int store_parity = 0;  // the staging buffer the next output chunk goes to
-    for (persistent_tiles tile(p); tile.valid(); tile.advance(p)) {
+    for (persistent_tiles tile(p, ktiles); tile.valid(); tile.advance(p, ktiles)) {
       float acc[kMmaM][kAccRegs];
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi)
 #pragma unroll
         for (int r = 0; r < kAccRegs; ++r) acc[mi][r] = 0.f;
       int held = -1;  // the stage whose wgmmas may still be reading it
-      for (int kb = 0; kb < ktiles; ++kb) {
+      for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
         sm90::mbarrier_wait(&full[ring.stage], ring.phase);
         sm90::wgmma_fence();
         const char* sa = smem + ring.stage * kStageBytes;
@@ -213,6 +271,7 @@ template <class Cfg> struct gemm_wgmma {
       if (held >= 0 && lane == 0) sm90::mbarrier_arrive(&empty[held]);
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) sm90::accumulator_fence(acc[mi]);
+      if (p.split_k > 1 && !reduce_split_k(p, tile, acc, last_flag, consumer, warp, lane)) continue;
 
       // Accumulator layout of an m64nN wgmma: warp w holds rows 16w..16w+15; per 8 columns j, a
       // thread holds (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1) with g = lane / 4, t = lane % 4.

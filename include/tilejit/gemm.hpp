@@ -71,6 +71,9 @@ struct GemmConfig {
   int bm = 128, bn = 128, bk = 32;
   int wm = 64, wn = 64;
   int stages = 3;
+  // wgmma only: K is cut into split_k slices computed by different blocks and summed by the last of
+  // them (string form: a fifth part "kS", e.g. "wgmma:64x128x64:64x128:8:k2").
+  int split_k = 1;
   std::string to_string() const;
   // Parses the string form or a preset name; throws InvalidArgument naming the expected form.
   static GemmConfig parse(std::string_view text);

@@ -19,9 +19,10 @@ struct gemm_params {
   long long stride_a, stride_b, stride_c, stride_d;  // elements between the matrices of a batch
   float alpha, beta;
   int tiles_m, tiles_n;  // tile counts (the grid is tiles_m * tiles_n blocks per batch, or persistent)
-  int batch, unused;
+  int batch, split_k;  // split_k: slices of K (wgmma)
+  void* workspace;     // split-K partial tiles, then one arrival counter per (tile, consumer warpgroup)
 };
-static_assert(sizeof(gemm_params) == 152, "gemm_params must match tilejit::ops::GemmParams on the host");
+static_assert(sizeof(gemm_params) == 160, "gemm_params must match tilejit::ops::GemmParams on the host");
 
 enum gemm_activation { act_none = 0, act_relu = 1, act_gelu = 2, act_silu = 3 };
 

@@ -219,6 +219,32 @@ TEST_F(GemmGpuWgmma, PacksOperandsTmaCannotRead) {
   expect_correct(rt, b, true, &c);
 }
 
+TEST_F(GemmGpuWgmma, SplitK) {
+  // Slices of K summed by the last block of each tile; K not a multiple of the slices, slices with no
+  // K block at all, every epilogue, and launches in a row (the counters must be back at zero).
+  for (const char* cfg : {"wgmma:64x128x64:64x128:8:k2", "wgmma:128x128x64:64x128:4:k3", "wgmma:64x64x64:64x64:4:k4"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{16, 1024, 4096}, {7, 520, 1000}, {130, 264, 4104}, {64, 128, 64}})
+      for (const char* layout : {"NT", "NN"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);
+  }
+  GemmConfig c = GemmConfig::parse("wgmma:64x128x64:64x128:8:k2");
+  GemmProblem p = shape(kMaths[2], "NT", 40, 384, 2048);
+  p.batch = 2;
+  p.a.batch_stride = 40 * 2048 + 8;
+  p.b.batch_stride = 2048 * 384 + 8;
+  p.d.batch_stride = 40 * 384 + 8;
+  p.alpha = 0.5f;
+  p.beta = 2.0f;
+  p.c = p.d;
+  p.epilogue.activation = Activation::gelu;
+  expect_correct(rt, p, true, &c);
+  cli::GemmCase gc(rt, shape(kMaths[3], "NT", 16, 2048, 8192), false, fresh_seed());
+  GemmPlan plan = rt.plan_gemm(gc.problem, c);
+  for (int i = 0; i < 3; ++i) plan.run();
+  rt.synchronize();
+  EXPECT_LE(gc.relative_error(), 1e-2);
+}
+
 TEST_F(GemmGpuWgmma, BatchAlphaBetaBiasActivationsAndColumnMajorD) {
   GemmConfig c = GemmConfig::parse("wgmma:128x128x64:64x128:3");
   GemmProblem p = shape(kMaths[3], "NT", 96, 80, 72);

@@ -59,7 +59,7 @@ INSTANTIATE_TEST_SUITE_P(Strings, RejectsBadString,
                                            BadString{"mma:128x64:32x32:1", "needs 3 numbers"},
                                            BadString{"mma:128x64x32:32x32", "four ':'-separated parts"},
                                            BadString{"mma:128xAx32:32x32:1", "not a number list"},
-                                           BadString{"mma:128x64x32:32x32:1:2", "four ':'-separated parts"},
+                                           BadString{"mma:128x64x32:32x32:1:2", "not a split-K part"},
                                            BadString{"", "four ':'-separated parts"},
                                            BadString{"wgmma128x128x64:64x128:4", "four ':'-separated parts"}),
                          [](const auto& param_info) { return "string" + std::to_string(param_info.index); });
@@ -151,6 +151,28 @@ TEST(GemmConfig, WgmmaParsesAndSaysWhichOperandsNeedPacking) {
   EXPECT_EQ(ops::tma_unready_reason(q, false), "");
 }
 
+TEST(GemmConfig, SplitKIsAFifthPart) {
+  auto c = GemmConfig::parse("wgmma:64x128x64:64x128:8:k2");
+  EXPECT_EQ(c.split_k, 2);
+  EXPECT_EQ(c.to_string(), "wgmma:64x128x64:64x128:8:k2");
+  EXPECT_EQ(GemmConfig::parse("wgmma:64x128x64:64x128:8").split_k, 1);
+  EXPECT_THROW(GemmConfig::parse("wgmma:64x128x64:64x128:8:x2"), InvalidArgument);
+  EXPECT_THROW(GemmConfig::parse("wgmma:64x128x64:64x128:8:k"), InvalidArgument);
+  GemmProblem p = problem(DType::bf16);
+  p.b.layout = Layout::col_major;
+  auto rule = [&](const char* cfg) {
+    try {
+      validate_gemm_config(GemmConfig::parse(cfg), p, "sm_90a");
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(rule("wgmma:64x128x64:64x128:8:k4"), "");
+  EXPECT_NE(rule("wgmma:64x128x64:64x128:8:k17").find("between k1 and k16"), std::string::npos);
+  EXPECT_NE(rule("mma:128x128x32:64x64:3:k2").find("kind wgmma only"), std::string::npos);
+}
+
 TEST(GemmConfig, PresetsAreValid) {
   EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33"), problem(DType::f32, MathMode::tf32), "sm_90a"));
   EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33-tiled"), problem(DType::f32), "sm_90a"));
@@ -240,6 +262,9 @@ TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
   EXPECT_EQ(choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132).kind, GemmKind::wgmma);  // NN
   GemmProblem tf32_nn = problem(DType::f32, MathMode::tf32, 8192, 8192, 8192);
   EXPECT_EQ(choose_gemm_config(tf32_nn, "sm_90a", 132).kind, GemmKind::mma);  // tf32 wgmma: K-major only
+  GemmProblem decode = nt;
+  decode.m = 16;  // 64 tiles of 64x128 for 132 SMs: two slices of K
+  EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x128x64:64x128:8:k2");
   for (auto q : {nt, tf32, problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
     EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(q, "sm_90a", 132), q, "sm_90a"));
 }

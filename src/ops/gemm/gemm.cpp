@@ -224,7 +224,7 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
   const long long tiles_m = (p.m + c.bm - 1) / c.bm, tiles_n = (p.n + c.bn - 1) / c.bn;
   if (c.kind == GemmKind::wgmma) {
     // Persistent: one block per SM (its shared memory allows no more) walks tiles of every batch.
-    s->grid_x = static_cast<unsigned>(std::clamp<long long>(tiles_m * tiles_n * p.batch, 1, device_sms()));
+    s->grid_x = static_cast<unsigned>(std::clamp<long long>(tiles_m * tiles_n * p.batch * c.split_k, 1, device_sms()));
     s->grid_y = 1;
     s->wgmma = std::make_unique<ops::WgmmaLauncher>(rt, p, c);
   } else {
@@ -244,6 +244,8 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
   q.alpha = p.alpha, q.beta = p.beta;
   q.tiles_m = static_cast<int>(tiles_m), q.tiles_n = static_cast<int>(tiles_n);
   q.batch = static_cast<int>(p.batch);
+  q.split_k = c.split_k;
+  q.workspace = nullptr;  // split-K: set by the wgmma launcher
   return s;
 }
 

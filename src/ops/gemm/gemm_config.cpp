@@ -19,7 +19,7 @@ constexpr GemmConfig kPuzzle33{GemmKind::mma, 128, 64, 32, 32, 32, 1};
 constexpr GemmConfig kPuzzle33Tiled{GemmKind::simt, 32, 32, 32, 1, 32, 1};
 
 [[noreturn]] void bad_config(std::string_view text, std::string_view why) {
-  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES (e.g. mma:128x64x32:32x32:1) "
+  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS] (e.g. mma:128x64x32:32x32:1) "
                                     "with KIND simt, mma or wgmma, or a preset (puzzle33, puzzle33-tiled)",
                                     text, why));
 }
@@ -59,7 +59,9 @@ std::string_view activation_name(Activation a) noexcept {
 
 std::string GemmConfig::to_string() const {
   const char* name = kind == GemmKind::simt ? "simt" : kind == GemmKind::mma ? "mma" : "wgmma";
-  return fmt::format("{}:{}x{}x{}:{}x{}:{}", name, bm, bn, bk, wm, wn, stages);
+  std::string out = fmt::format("{}:{}x{}x{}:{}x{}:{}", name, bm, bn, bk, wm, wn, stages);
+  if (split_k != 1) out += fmt::format(":k{}", split_k);
+  return out;
 }
 
 GemmConfig GemmConfig::parse(std::string_view text) {
@@ -73,7 +75,7 @@ GemmConfig GemmConfig::parse(std::string_view text) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
-  if (parts.size() != 4) bad_config(text, "it has not four ':'-separated parts");
+  if (parts.size() != 4 && parts.size() != 5) bad_config(text, "it has not four ':'-separated parts (and an optional fifth, kS)");
   GemmConfig c;
   if (parts[0] == "simt") c.kind = GemmKind::simt;
   else if (parts[0] == "mma") c.kind = GemmKind::mma;
@@ -83,6 +85,10 @@ GemmConfig GemmConfig::parse(std::string_view text) {
   auto warp = numbers(text, parts[2], 'x', 2);
   auto stages = numbers(text, parts[3], 'x', 1);
   c.bm = tile[0], c.bn = tile[1], c.bk = tile[2], c.wm = warp[0], c.wn = warp[1], c.stages = stages[0];
+  if (parts.size() == 5) {
+    if (parts[4].size() < 2 || parts[4][0] != 'k') bad_config(text, fmt::format("'{}' is not a split-K part (kS, e.g. k2)", parts[4]));
+    c.split_k = numbers(text, parts[4].substr(1), 'x', 1)[0];
+  }
   return c;
 }
 
@@ -118,9 +124,9 @@ bool wgmma_tma_store(const GemmProblem& p) {
 int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   // wgmma: the stages, their full/empty barriers, two 128-byte-wide staging buffers of WM rows per
-  // consumer warpgroup for TMA stores, and 1 KB to align everything to the swizzle period.
+  // consumer warpgroup for TMA stores, split-K flags, and 1 KB to align everything to the swizzle period.
   if (c.kind == GemmKind::wgmma)
-    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + (wgmma_tma_store(p) ? (c.bm / c.wm) * 2 * c.wm * 128 : 0) + 1024;
+    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + (wgmma_tma_store(p) ? (c.bm / c.wm) * 2 * c.wm * 128 : 0) + 16 + 1024;
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
   const bool tf32 = p.a.dtype == DType::f32;
   const bool a_k = p.a.layout == Layout::row_major, b_k = p.b.layout == Layout::col_major;
@@ -203,6 +209,8 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& p, const std::
   const int threads = c.threads();
   if (threads > 1024) broken(c, fmt::format("{} warps make {} threads per block, more than 1024", threads / 32, threads));
   if (c.stages < 1 || c.stages > 8) broken(c, fmt::format("stages={} must be between 1 and 8", c.stages));
+  if (c.split_k < 1 || c.split_k > 16) broken(c, fmt::format("split-K k{} must be between k1 and k16", c.split_k));
+  if (c.split_k != 1 && c.kind != GemmKind::wgmma) broken(c, "split-K (kS) exists for kind wgmma only");
   const bool tf32 = p.a.dtype == DType::f32 && p.math == MathMode::tf32;
   if (c.kind == GemmKind::mma) {
     if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)
@@ -252,6 +260,13 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
       if (!ops::tma_unready_reason(p, true).empty() && p.n < 512) throw InvalidArgument("A would need packing, N < 512");
       if (!ops::tma_unready_reason(p, false).empty() && p.m < 512) throw InvalidArgument("B would need packing, M < 512");
       if (ops::gemm_shared_bytes(c, p) > ops::arch_shared_memory_limit(arch)) c.stages = 3;
+      // Too few tiles to fill the device (decode-like M): cut K into slices run side by side.
+      const long long tiles = ((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn) * batches;
+      const long long ktiles = (p.k + c.bk - 1) / c.bk;
+      if (tiles * 2 <= sms && ktiles >= 16) {
+        c.split_k = static_cast<int>(std::clamp<long long>(sms / tiles, 1, std::min<long long>(4, ktiles / 8)));
+        if (c.split_k > 1) reason += fmt::format(", split-K {} ({} tiles for {} SMs)", c.split_k, tiles, sms);
+      }
       if (why) *why = reason;
       return c;
     } catch (const InvalidArgument& e) {

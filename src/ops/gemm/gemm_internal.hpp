@@ -22,9 +22,10 @@ struct GemmParams {
   long long stride_a, stride_b, stride_c, stride_d;
   float alpha, beta;
   int tiles_m, tiles_n;
-  int batch, unused;
+  int batch, split_k;
+  void* workspace;
 };
-static_assert(sizeof(GemmParams) == 152, "must match gemm_params in gemm_common.cuh");
+static_assert(sizeof(GemmParams) == 160, "must match gemm_params in gemm_common.cuh");
 
 // A problem with its leading dimensions resolved (0 -> tight) and its C defaulted to D.
 GemmProblem normalized(const GemmProblem& p);

@@ -40,10 +40,11 @@ WgmmaLauncher::WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProble
     : rt_(std::move(rt)), problem_(problem), config_(config) {}
 
 WgmmaLauncher::~WgmmaLauncher() {
-  if (workspace_ && jit::driver_available()) {
+  if ((workspace_ || split_k_workspace_) && jit::driver_available()) {
     try {
       jit::make_current(rt_->context(), rt_->device_ordinal);
-      jit::driver().cuMemFree(workspace_);
+      if (workspace_) jit::driver().cuMemFree(workspace_);
+      if (split_k_workspace_) jit::driver().cuMemFree(split_k_workspace_);
     } catch (...) {  // a destructor never throws; the context is going away anyway
     }
   }
@@ -114,9 +115,23 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
     if (pack_a) p.a = pack(p.a, true, 0, stream);
     if (pack_b) p.b = pack(p.b, false, a_bytes, stream);
   }
+  GemmParams params = q;
+  if (config_.split_k > 1) {
+    if (!split_k_workspace_) {
+      // Partial tiles of every (tile, slice), then one counter per (tile, consumer warpgroup), zero
+      // now and put back to zero by the kernel once a tile's slices have all arrived.
+      const std::size_t tiles = static_cast<std::size_t>(q.tiles_m) * q.tiles_n * problem_.batch;
+      const std::size_t partial_bytes = tiles * config_.split_k * config_.bm * config_.bn * sizeof(float);
+      const std::size_t counter_bytes = tiles * (config_.bm / config_.wm) * sizeof(int);
+      jit::check(jit::driver().cuMemAlloc(&split_k_workspace_, partial_bytes + counter_bytes), "cuMemAlloc", rt_->device_ordinal,
+                 fmt::format("{} bytes of split-K workspace", partial_bytes + counter_bytes));
+      jit::check(jit::driver().cuMemsetD8(split_k_workspace_ + partial_bytes, 0, counter_bytes), "cuMemsetD8", rt_->device_ordinal,
+                 "split-K counters");
+    }
+    params.workspace = reinterpret_cast<void*>(split_k_workspace_);
+  }
   const TensorMaps& m = tensor_maps(p.a, p.b, p.d);
-  void* args[] = {const_cast<GemmParams*>(&q), const_cast<CUtensorMap*>(&m.map_a), const_cast<CUtensorMap*>(&m.map_b),
-                  const_cast<CUtensorMap*>(&m.map_d)};
+  void* args[] = {&params, const_cast<CUtensorMap*>(&m.map_a), const_cast<CUtensorMap*>(&m.map_b), const_cast<CUtensorMap*>(&m.map_d)};
   jit::check(jit::driver().cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
              "cuLaunchKernel", rt_->device_ordinal, "gemm");
 }

@@ -32,7 +32,8 @@ class WgmmaLauncher {
 
   // Launches `fn` (grid x threads, smem bytes) for the pointers in q on `stream`, packing A or B into
   // the workspace first where TMA cannot read them. Calls on one plan share that workspace: they
-  // must not run on two streams at once (as with a cuBLAS handle's workspace).
+  // must not run on two streams at once (as with a cuBLAS handle's workspace); neither may a split-K
+  // plan, whose partial tiles and counters live in its workspace.
   void launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, CUstream stream);
 
  private:
@@ -52,6 +53,7 @@ class WgmmaLauncher {
   std::optional<TensorMaps> maps_;     // for the last pointers
   CUdeviceptr workspace_ = 0;          // packed operands, grown on demand
   std::size_t workspace_bytes_ = 0;
+  CUdeviceptr split_k_workspace_ = 0;  // split-K partial tiles and arrival counters (counters reset by the kernel)
   std::shared_ptr<jit::Kernel> pack_kernel_;
   CUfunction pack_fn_ = nullptr;
 };
