@@ -181,11 +181,11 @@ TEST_F(GemmGpuWgmma, ShapesAndConfigs) {
   const std::vector<std::array<std::int64_t, 3>> shapes{{1, 1, 8}, {7, 13, 24}, {65, 130, 264}, {300, 520, 200}, {1000, 1000, 1000}};
   for (const Math* m : {&kMaths[2], &kMaths[3]})
     for (const char* cfg : {"wgmma:128x256x64:64x256:4", "wgmma:128x128x64:128x128:4", "wgmma:256x128x64:128x128:3",
-                            "wgmma:64x64x64:64x64:2", "wgmma:192x192x64:64x192:3"}) {
+                            "wgmma:64x64x64:64x64:2", "wgmma:192x192x64:64x192:3", "wgmma:64x128x128:64x128:4"}) {
       GemmConfig c = GemmConfig::parse(cfg);
       for (auto [M, N, K] : shapes) expect_correct(rt, shape(*m, "NT", M, N, K), false, &c);
     }
-  for (const char* cfg : {"wgmma:128x256x32:64x256:4", "wgmma:128x128x32:128x128:3"}) {
+  for (const char* cfg : {"wgmma:128x256x32:64x256:4", "wgmma:128x128x32:128x128:3", "wgmma:64x128x64:64x128:4"}) {
     GemmConfig c = GemmConfig::parse(cfg);
     for (auto [M, N, K] : shapes) expect_correct(rt, shape(kMaths[1], "NT", M, N, K), false, &c);
   }
@@ -196,7 +196,8 @@ TEST_F(GemmGpuWgmma, EveryLayout) {
   const std::vector<std::array<std::int64_t, 3>> shapes{{8, 8, 8}, {72, 136, 264}, {264, 520, 200}, {1000, 1000, 1000}};
   for (const Math* m : {&kMaths[2], &kMaths[3]})
     for (const char* layout : {"NN", "TN", "TT"})
-      for (const char* cfg : {"wgmma:128x256x64:64x256:4", "wgmma:256x128x64:128x128:3", "wgmma:64x64x64:64x64:2"}) {
+      for (const char* cfg : {"wgmma:128x256x64:64x256:4", "wgmma:256x128x64:128x128:3", "wgmma:64x64x64:64x64:2",
+                              "wgmma:64x128x128:64x128:4"}) {
         GemmConfig c = GemmConfig::parse(cfg);
         for (auto [M, N, K] : shapes) expect_correct(rt, shape(*m, layout, M, N, K), false, &c);
       }
