@@ -10,6 +10,9 @@
 //   A_ROW, B_ROW, C_ROW, D_ROW       layouts: A row-major and B column-major are K-major; the others
 //                                    (M-major A, N-major B) are read transposed (f16/bf16 only)
 //   HAS_BIAS, ACT                    epilogue
+//   PINGPONG                         two consumer warpgroups take turns: each computes whole BM x BN
+//                                    tiles (WM = BM), every other tile of the block, so that one's
+//                                    epilogue runs while the other's MMAs do
 //   D_TMA                            D is written through shared memory and TMA stores (D row-major,
 //                                    16-byte aligned rows); otherwise element by element
 // The kernel's tensor maps (made by the runtime with cuTensorMapEncodeTiled) are 3-D with the
@@ -85,7 +88,10 @@ template <class Cfg> struct gemm_wgmma {
   using Input = typename wgmma_input<T>::type;
   static constexpr int KK = wgmma_input<T>::k;
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, STAGES = Cfg::STAGES;
-  static constexpr int kConsumers = BM / WM;
+  static constexpr bool kPingpong = Cfg::PINGPONG;
+  static constexpr int kConsumers = kPingpong ? 2 : BM / WM;
+  // Rows of a tile that consumer c computes start at c * kConsumerRowStep.
+  static constexpr int kConsumerRowStep = kPingpong ? 0 : WM;
   static constexpr int kMmaM = WM / 64;  // m64 blocks per consumer warpgroup
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kTileABytes = BM * BK * int(sizeof(T));
@@ -116,6 +122,7 @@ template <class Cfg> struct gemm_wgmma {
   static_assert(Cfg::WN == BN, "gemm_wgmma: each consumer warpgroup computes the whole width of the tile (WN = BN)");
   static_assert(WM == 64 || WM == 128, "gemm_wgmma: WM is 64 or 128 (one or two m64 wgmma blocks)");
   static_assert(BM % WM == 0 && kConsumers >= 1 && kConsumers <= 3, "gemm_wgmma: BM / WM consumer warpgroups, 1 to 3");
+  static_assert(!kPingpong || WM == BM, "gemm_wgmma: a ping-pong consumer computes the whole tile (WM = BM)");
   static_assert(BN % 64 == 0 && BN <= 256, "gemm_wgmma: BN is 64, 128, 192 or 256");
   static_assert(kMmaM * kAccRegs <= 128, "gemm_wgmma: at most 128 accumulator registers per thread");
 
@@ -205,7 +212,10 @@ template <class Cfg> struct gemm_wgmma {
     char* staging = smem + STAGES * kStageBytes;  // 1024-byte aligned: (BM + BN) * 128 per stage
     auto* full = reinterpret_cast<unsigned long long*>(staging + kStagingBytes);
     auto* empty = full + STAGES;
-    auto* last_flag = reinterpret_cast<volatile int*>(empty + STAGES);  // split-K: one per consumer
+    // Ping-pong: order[c] completes when the other consumer has issued its tile's MMAs, so the two
+    // take the tensor cores in turn (and neither waits on a stage more than one ring wrap ahead).
+    auto* order = empty + STAGES;
+    auto* last_flag = reinterpret_cast<volatile int*>(order + 2);  // split-K: one per consumer
     const int warpgroup = threadIdx.x / 128;
     if (threadIdx.x == 0) {
       sm90::prefetch_tensor_map(map_a);
@@ -214,7 +224,12 @@ template <class Cfg> struct gemm_wgmma {
 #pragma unroll
       for (int s = 0; s < STAGES; ++s) {
         sm90::mbarrier_init(&full[s], 1);                 // the producer's arrive + the TMA bytes
-        sm90::mbarrier_init(&empty[s], kConsumers * 4);   // one arrive per consumer warp
+        // One arrive per warp of each consumer that reads the stage (ping-pong: its tile's owner only).
+        sm90::mbarrier_init(&empty[s], kPingpong ? 4 : kConsumers * 4);
+      }
+      if constexpr (kPingpong) {
+        sm90::mbarrier_init(&order[0], 1);
+        sm90::mbarrier_init(&order[1], 1);
       }
       sm90::fence_barrier_init();
     }
@@ -241,13 +256,28 @@ template <class Cfg> struct gemm_wgmma {
       return;
     }
 
-    // Consumers: warpgroup c computes rows [(c - 1) * WM, c * WM) of each tile.
+    // Consumers: warpgroup c computes rows [(c - 1) * WM, c * WM) of each tile; ping-pong, whole tiles,
+    // every other one.
     sm90::claim_registers<kConsumerRegs>();
     const int consumer = warpgroup - 1;
     const int lane = threadIdx.x & 31, warp = (threadIdx.x / 32) & 3;
     stage_ring ring;
     int store_parity = 0;  // the staging buffer the next output chunk goes to
-    for (persistent_tiles tile(p, ktiles); tile.valid(); tile.advance(p, ktiles)) {
+    int local = 0;         // the tile's place in this block's sequence
+    unsigned order_phase = 0;
+    for (persistent_tiles tile(p, ktiles); tile.valid(); tile.advance(p, ktiles), ++local) {
+      if constexpr (kPingpong) {
+        if (local % 2 != consumer) continue;
+        if (local > 0) {
+          sm90::mbarrier_wait(&order[consumer], order_phase);
+          order_phase ^= 1;
+        }
+        // The producer fills the ring tile after tile: this tile's K blocks start at ring position
+        // local * ktiles (ping-pong never splits K, so every tile has all ktiles blocks).
+        const long long pos = static_cast<long long>(local) * ktiles;
+        ring.stage = static_cast<int>(pos % STAGES);
+        ring.phase = static_cast<unsigned>((pos / STAGES) & 1);
+      }
       float acc[kMmaM][kAccRegs];
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi)
@@ -264,7 +294,7 @@ template <class Cfg> struct gemm_wgmma {
           const unsigned long long desc_b = operand_descriptor<B_K, BN>(sb, 0, kk);
 #pragma unroll
           for (int mi = 0; mi < kMmaM; ++mi) {
-            const unsigned long long desc_a = operand_descriptor<A_K, BM>(sa, consumer * WM + mi * 64, kk);
+            const unsigned long long desc_a = operand_descriptor<A_K, BM>(sa, consumer * kConsumerRowStep + mi * 64, kk);
             sm90::wgmma_op<BN, Input>::template run<A_K ? 0 : 1, B_K ? 0 : 1>(acc[mi], desc_a, desc_b, 1);
           }
         }
@@ -275,6 +305,9 @@ template <class Cfg> struct gemm_wgmma {
         held = ring.stage;
         ring.advance<STAGES>();
       }
+      if constexpr (kPingpong) {
+        if (threadIdx.x % 128 == 0) sm90::mbarrier_arrive(&order[1 - consumer]);  // the other's turn
+      }
       sm90::wgmma_wait_group<0>();
       if (held >= 0 && lane == 0) sm90::mbarrier_arrive(&empty[held]);
 #pragma unroll
@@ -283,7 +316,8 @@ template <class Cfg> struct gemm_wgmma {
 
       // Accumulator layout of an m64nN wgmma: warp w holds rows 16w..16w+15; per 8 columns j, a
       // thread holds (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1) with g = lane / 4, t = lane % 4.
-      const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * WM, n0 = static_cast<long long>(tile.tile_n) * BN;
+      const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep;
+      const long long n0 = static_cast<long long>(tile.tile_n) * BN;
       const int g = lane >> 2, t = lane & 3;
       if constexpr (Cfg::D_TMA) {
         store_tile_through_tma(p, map_d, staging + consumer * 2 * WM * 128, acc, m0, n0, tile.batch, store_parity, warp, g, t);

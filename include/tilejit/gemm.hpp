@@ -74,10 +74,16 @@ struct GemmConfig {
   // wgmma only: K is cut into split_k slices computed by different blocks and summed by the last of
   // them (string form: a fifth part "kS", e.g. "wgmma:64x128x64:64x128:8:k2").
   int split_k = 1;
+  // wgmma only: two consumer warpgroups take turns on whole tiles (WM = BM), one's epilogue hiding
+  // behind the other's MMAs (string form: a fifth part "pp", e.g. "wgmma:128x128x64:128x128:4:pp").
+  bool pingpong = false;
   std::string to_string() const;
   // Parses the string form or a preset name; throws InvalidArgument naming the expected form.
   static GemmConfig parse(std::string_view text);
-  int threads() const noexcept { return kind == GemmKind::wgmma ? (bm / wm + 1) * 128 : (bm / wm) * (bn / wn) * 32; }
+  int threads() const noexcept {
+    if (kind == GemmKind::wgmma) return (pingpong ? 3 : bm / wm + 1) * 128;
+    return (bm / wm) * (bn / wn) * 32;
+  }
   friend bool operator==(const GemmConfig&, const GemmConfig&) = default;
 };
 

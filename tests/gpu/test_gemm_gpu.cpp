@@ -246,6 +246,24 @@ TEST_F(GemmGpuWgmma, SplitK) {
   EXPECT_LE(gc.relative_error(), 1e-2);
 }
 
+TEST_F(GemmGpuWgmma, PingPong) {
+  // Two consumers taking alternate tiles: odd and even tile counts per block, one tile only, batches.
+  for (const char* cfg : {"wgmma:128x128x64:128x128:4:pp", "wgmma:64x256x64:64x256:4:pp"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8}, {300, 520, 200}, {1000, 1000, 1000}, {2048, 2304, 512}})
+      for (const char* layout : {"NT", "NN", "TT"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);
+    GemmProblem p = shape(kMaths[2], "NT", 96, 80, 72);
+    p.batch = 3;
+    p.a.batch_stride = 96 * 72 + 8;
+    p.b.batch_stride = 72 * 80 + 16;
+    p.d.batch_stride = 96 * 80 + 8;
+    p.beta = 0.5f;
+    p.c = p.d;
+    p.epilogue.activation = Activation::silu;
+    expect_correct(rt, p, true, &c);
+  }
+}
+
 TEST_F(GemmGpuWgmma, BatchAlphaBetaBiasActivationsAndColumnMajorD) {
   GemmConfig c = GemmConfig::parse("wgmma:128x128x64:64x128:3");
   GemmProblem p = shape(kMaths[3], "NT", 96, 80, 72);

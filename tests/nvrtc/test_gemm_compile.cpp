@@ -115,6 +115,20 @@ TEST(GemmCompileWgmma, TwoSwizzleRowsOfK) {
   EXPECT_GT(rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, "NT", false, Activation::none), &tf32).cubin_bytes, 0u);
 }
 
+TEST(GemmCompileWgmma, PingPong) {
+  RuntimeOptions o;
+  o.arch = "sm_90a";
+  Runtime rt(o);
+  for (const char* cfg : {"wgmma:128x128x64:128x128:4:pp", "wgmma:64x256x64:64x256:4:pp"})
+    for (const char* layout : {"NT", "NN"}) {
+      GemmConfig c = GemmConfig::parse(cfg);
+      EXPECT_NE(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, layout, false, Activation::none), &c).program_name.find("_pp"),
+                std::string::npos);
+    }
+  GemmConfig tf32 = GemmConfig::parse("wgmma:128x128x32:128x128:4:pp");
+  EXPECT_GT(rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, "NT", false, Activation::none), &tf32).cubin_bytes, 0u);
+}
+
 TEST(GemmCompileWgmma, NeedsTheArchSpecificTarget) {
   RuntimeOptions o;
   o.arch = "sm_90";

@@ -173,6 +173,19 @@ TEST(GemmConfig, SplitKIsAFifthPart) {
   EXPECT_NE(rule("mma:128x128x32:64x64:3:k2").find("kind wgmma only"), std::string::npos);
 }
 
+TEST(GemmConfig, PingPongIsAFifthPart) {
+  auto c = GemmConfig::parse("wgmma:128x128x64:128x128:4:pp");
+  EXPECT_TRUE(c.pingpong);
+  EXPECT_EQ(c.to_string(), "wgmma:128x128x64:128x128:4:pp");
+  EXPECT_EQ(c.threads(), 384);  // a producer and two alternating consumer warpgroups
+  EXPECT_THROW(GemmConfig::parse("wgmma:128x128x64:128x128:4:p"), InvalidArgument);
+  GemmProblem p = problem(DType::bf16);
+  p.b.layout = Layout::col_major;
+  EXPECT_NO_THROW(validate_gemm_config(c, p, "sm_90a"));
+  EXPECT_THROW(validate_gemm_config(GemmConfig::parse("wgmma:128x128x64:64x128:4:pp"), p, "sm_90a"), InvalidArgument);
+  EXPECT_THROW(validate_gemm_config(GemmConfig::parse("mma:128x128x32:64x64:3:pp"), p, "sm_90a"), InvalidArgument);
+}
+
 TEST(GemmConfig, PresetsAreValid) {
   EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33"), problem(DType::f32, MathMode::tf32), "sm_90a"));
   EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33-tiled"), problem(DType::f32), "sm_90a"));

@@ -109,19 +109,21 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
       "  static constexpr bool HAS_BIAS = {};\n"
       "  static constexpr int ACT = {};\n"
       "  static constexpr bool D_TMA = {};\n"
+      "  static constexpr bool PINGPONG = {};\n"
       "}};\n"
       "}}  // namespace tilejit_gen\n",
       kernel, c.to_string(), kernel, device_type(p.a.dtype), device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype),
       device_type(p.epilogue.bias_dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln, p.a.layout == Layout::row_major,
       p.b.layout == Layout::row_major, p.c.layout == Layout::row_major, p.d.layout == Layout::row_major, v.a_vec, v.b_vec,
-      p.epilogue.bias != 0, static_cast<int>(p.epilogue.activation), v.d_tma);
+      p.epilogue.bias != 0, static_cast<int>(p.epilogue.activation), v.d_tma, c.pingpong);
   jit::KernelRequest r;
   r.family = "gemm";
   r.arch = arch;
   const char la = p.a.layout == Layout::row_major ? 'N' : 'T', lb = p.b.layout == Layout::row_major ? 'N' : 'T';
   r.compile.program_name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}{}", kernel, dtype_name(p.a.dtype),
                                        p.a.dtype == DType::f32 && !simt ? "tf32" : "", la, lb, c.bm, c.bn, c.bk, c.wm, c.wn,
-                                       c.stages, v.a_vec, v.b_vec, v.d_tma ? "_dtma" : "", p.epilogue.bias ? "_bias" : "",
+                                       c.stages, v.a_vec, v.b_vec, std::string(c.pingpong ? "_pp" : "") + (v.d_tma ? "_dtma" : ""),
+                                       p.epilogue.bias ? "_bias" : "",
                                        p.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(p.epilogue.activation)));
   r.compile.entry_template = kernel + ".cuh";
   r.compile.source = source;

@@ -61,6 +61,7 @@ std::string GemmConfig::to_string() const {
   const char* name = kind == GemmKind::simt ? "simt" : kind == GemmKind::mma ? "mma" : "wgmma";
   std::string out = fmt::format("{}:{}x{}x{}:{}x{}:{}", name, bm, bn, bk, wm, wn, stages);
   if (split_k != 1) out += fmt::format(":k{}", split_k);
+  if (pingpong) out += ":pp";
   return out;
 }
 
@@ -75,7 +76,8 @@ GemmConfig GemmConfig::parse(std::string_view text) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
-  if (parts.size() != 4 && parts.size() != 5) bad_config(text, "it has not four ':'-separated parts (and an optional fifth, kS)");
+  if (parts.size() < 4 || parts.size() > 6)
+    bad_config(text, "it has not four ':'-separated parts (and optional extras kS and pp)");
   GemmConfig c;
   if (parts[0] == "simt") c.kind = GemmKind::simt;
   else if (parts[0] == "mma") c.kind = GemmKind::mma;
@@ -85,9 +87,14 @@ GemmConfig GemmConfig::parse(std::string_view text) {
   auto warp = numbers(text, parts[2], 'x', 2);
   auto stages = numbers(text, parts[3], 'x', 1);
   c.bm = tile[0], c.bn = tile[1], c.bk = tile[2], c.wm = warp[0], c.wn = warp[1], c.stages = stages[0];
-  if (parts.size() == 5) {
-    if (parts[4].size() < 2 || parts[4][0] != 'k') bad_config(text, fmt::format("'{}' is not a split-K part (kS, e.g. k2)", parts[4]));
-    c.split_k = numbers(text, parts[4].substr(1), 'x', 1)[0];
+  for (std::size_t i = 4; i < parts.size(); ++i) {
+    if (parts[i] == "pp" && !c.pingpong) {
+      c.pingpong = true;
+    } else if (parts[i].size() >= 2 && parts[i][0] == 'k' && c.split_k == 1) {
+      c.split_k = numbers(text, parts[i].substr(1), 'x', 1)[0];
+    } else {
+      bad_config(text, fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, or ping-pong pp, each at most once)", parts[i]));
+    }
   }
   return c;
 }
@@ -126,7 +133,8 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   // wgmma: the stages, their full/empty barriers, two 128-byte-wide staging buffers of WM rows per
   // consumer warpgroup for TMA stores, split-K flags, and 1 KB to align everything to the swizzle period.
   if (c.kind == GemmKind::wgmma)
-    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + (wgmma_tma_store(p) ? (c.bm / c.wm) * 2 * c.wm * 128 : 0) + 16 + 1024;
+    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + (wgmma_tma_store(p) ? (c.pingpong ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0) +
+           32 + 1024;  // + the ping-pong order barriers and the split-K flags
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
   const bool tf32 = p.a.dtype == DType::f32;
   const bool a_k = p.a.layout == Layout::row_major, b_k = p.b.layout == Layout::col_major;
@@ -188,6 +196,7 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
     broken(c, fmt::format("a {}x{} warpgroup tile needs {} accumulator registers per thread, at most 128 fit", c.wm, c.wn,
                           (c.wm / 64) * (c.bn / 2)));
   if (c.stages < 2) broken(c, "kind wgmma needs at least 2 stages (a stage is released when the next one's MMAs start)");
+  if (c.pingpong && c.wm != c.bm) broken(c, fmt::format("a ping-pong consumer computes whole tiles: WM must equal BM={}", c.bm));
   if (p.k == 0) broken(c, "kind wgmma needs K > 0 (K = 0 leaves D = beta * C + bias, which the other kinds compute)");
   const long long tiles = ((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn) * std::max<std::int64_t>(1, p.batch);
   if (tiles > std::numeric_limits<int>::max())
@@ -211,6 +220,8 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& p, const std::
   if (c.stages < 1 || c.stages > 8) broken(c, fmt::format("stages={} must be between 1 and 8", c.stages));
   if (c.split_k < 1 || c.split_k > 16) broken(c, fmt::format("split-K k{} must be between k1 and k16", c.split_k));
   if (c.split_k != 1 && c.kind != GemmKind::wgmma) broken(c, "split-K (kS) exists for kind wgmma only");
+  if (c.pingpong && c.kind != GemmKind::wgmma) broken(c, "ping-pong (pp) exists for kind wgmma only");
+  if (c.pingpong && c.split_k != 1) broken(c, "ping-pong (pp) and split-K (kS) do not combine");
   const bool tf32 = p.a.dtype == DType::f32 && p.math == MathMode::tf32;
   if (c.kind == GemmKind::mma) {
     if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)
