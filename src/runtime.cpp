@@ -4,7 +4,6 @@
 #include "ops/elementwise/codegen.hpp"
 #include "ops/elementwise/elementwise_internal.hpp"
 #include "ops/elementwise/expression.hpp"
-#include "util/files.hpp"
 #include "util/log.hpp"
 
 #include <tilejit/error.hpp>
@@ -17,9 +16,6 @@
 
 #include <condition_variable>
 #include <mutex>
-#include <unistd.h>
-#include <optional>
-#include <filesystem>
 
 namespace tilejit {
 
@@ -114,48 +110,8 @@ void Runtime::Impl::warm_up_first_call_host_path() {
   (void)jit::decode_entry(jit::encode_entry(entry), &problem);
 }
 
-// The trivial module is compiled once per arch and kept as a plain file beside the cache entries (not
-// an entry: it must not show in the cache's counters or listings); a file the driver refuses is
-// removed and made again next time.
-void Runtime::Impl::warm_up_module_loader() {
-  namespace fs = std::filesystem;
-  try {
-    jit::make_current(device_.context, device_ordinal);
-    const std::string arch = fmt::format("sm_{}{}", device_.info.cc_major, device_.info.cc_minor);
-    const fs::path file = disk && disk->enabled() ? disk->root() / fmt::format("loader-warm-up-{}.cubin", arch) : fs::path();
-    std::optional<std::string> cubin;
-    if (!file.empty()) cubin = util::read_file(file);
-    if (!cubin || cubin->empty()) {
-      jit::CompileRequest req;
-      req.program_name = "loader_warm_up";
-      req.entry_template = "loader_warm_up.cuh";
-      req.source = "#include \"loader_warm_up.cuh\"\n";
-      req.name_expression = "tilejit::loader_warm_up_kernel<0>";
-      req.options = compiler.options(arch);
-      cubin = compiler.compile(req).cubin;
-      if (!file.empty() && disk->writable()) {
-        const fs::path tmp = file.string() + fmt::format(".tmp{}", ::getpid());
-        util::write_file(tmp, *cubin);
-        fs::rename(tmp, file);
-      }
-    }
-    CUmodule module = nullptr;
-    if (driver().cuModuleLoadData(&module, cubin->data()) != CUDA_SUCCESS) {
-      if (!file.empty()) {
-        std::error_code ec;
-        fs::remove(file, ec);
-      }
-      return;
-    }
-    driver().cuModuleUnload(module);
-  } catch (const std::exception& e) {
-    util::log().debug("module loader warm-up: {}", e.what());  // the first real load pays instead
-  }
-}
-
 Runtime::Impl::~Impl() {
   if (key_warmup.valid()) key_warmup.wait();
-  if (loader_warmup.valid()) loader_warmup.wait();
   // Modules first: they must be unloaded while the context they live in is still retained.
   elementwise_plans.clear();
   gemm_plans.clear();
@@ -194,15 +150,6 @@ const Runtime::Impl::DeviceState& Runtime::Impl::device_state() {
       check(api.cuDevicePrimaryCtxRetain(&s.context, s.device), "cuDevicePrimaryCtxRetain", device_ordinal);
       s.ok = true;
       device_ = std::move(s);
-      if (settings.loader_warmup) {
-        WarmupsInFlight::begin();
-        loader_warmup = std::async(std::launch::async, [this] {
-          struct End {
-            ~End() { WarmupsInFlight::end(); }
-          } end;
-          warm_up_module_loader();
-        });
-      }
       util::log().debug("device {}: {} (sm_{}{}, {} SMs)", device_ordinal, device_.info.name, device_.info.cc_major,
                         device_.info.cc_minor, device_.info.multiprocessors);
     } catch (const Error& e) {

@@ -55,10 +55,6 @@ struct Runtime::Impl {
   // digests) on a background thread started by the constructor, so that a fresh process's first
   // cache lookup, which comes after its context creation, finds them ready.
   std::future<void> key_warmup;
-  // Loads a trivial module (compiled once, then found on disk) right after the context exists, off
-  // the caller's thread (TILEJIT_LOADER_WARMUP=0 turns it off).
-  std::future<void> loader_warmup;
-  void warm_up_module_loader();
   void warm_up_first_call_host_path();
 
   // Elementwise plans by op signature, for Runtime::elementwise.

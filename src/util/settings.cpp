@@ -170,12 +170,6 @@ Settings Settings::from_environment() {
   row("TILEJIT_NVRTC_WARMUP", warmup, "1", "1",
       "start NVRTC on a background thread when a Runtime is created (0: not, for processes that only load cached kernels)");
 
-  auto loader = env("TILEJIT_LOADER_WARMUP");
-  if (loader) s.loader_warmup = parse_bool("TILEJIT_LOADER_WARMUP", *loader);
-  row("TILEJIT_LOADER_WARMUP", loader, "1", "1",
-      "load a trivial module on a background thread once the device is set up, so the first real kernel does not pay "
-      "the driver's first-load cost");
-
   auto libcuda = env("TILEJIT_LIBCUDA");
   if (libcuda) s.driver_library = *libcuda;
   row("TILEJIT_LIBCUDA", libcuda, s.driver_library, "libcuda.so.1", "the CUDA driver library loaded at run time");

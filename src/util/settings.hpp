@@ -35,7 +35,6 @@ struct Settings {
   std::optional<std::filesystem::path> dump_dir;
   bool always_compile = false;
   bool nvrtc_warmup = true;
-  bool loader_warmup = true;
   std::string driver_library = "libcuda.so.1";
   std::vector<SettingRow> rows;  // every variable, for display
 

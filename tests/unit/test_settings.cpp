@@ -26,7 +26,7 @@ TEST(Settings, Defaults) {
   ::unsetenv("XDG_CACHE_HOME");
   for (const char* v : {"TILEJIT_CACHE_DIR", "TILEJIT_CACHE", "TILEJIT_CACHE_MAX_SIZE", "TILEJIT_ARCH", "TILEJIT_DEVICE",
                         "TILEJIT_LOG_LEVEL", "TILEJIT_GEMM_CONFIG", "TILEJIT_TEMPLATE_DIR", "TILEJIT_CUDA_HOME", "CUDA_HOME",
-                        "TILEJIT_DUMP_DIR", "TILEJIT_ALWAYS_COMPILE", "TILEJIT_LIBCUDA", "TILEJIT_NVRTC_WARMUP", "TILEJIT_LOADER_WARMUP"})
+                        "TILEJIT_DUMP_DIR", "TILEJIT_ALWAYS_COMPILE", "TILEJIT_LIBCUDA", "TILEJIT_NVRTC_WARMUP"})
     ::unsetenv(v);
   auto s = util::Settings::from_environment();
   EXPECT_EQ(s.cache_dir, "/home/someone/.cache/tilejit");
