@@ -59,7 +59,7 @@ INSTANTIATE_TEST_SUITE_P(Strings, RejectsBadString,
                                            BadString{"mma:128x64:32x32:1", "needs 3 numbers"},
                                            BadString{"mma:128x64x32:32x32", "four ':'-separated parts"},
                                            BadString{"mma:128xAx32:32x32:1", "not a number list"},
-                                           BadString{"mma:128x64x32:32x32:1:2", "not a split-K part"},
+                                           BadString{"mma:128x64x32:32x32:1:2", "not an extra part"},
                                            BadString{"", "four ':'-separated parts"},
                                            BadString{"wgmma128x128x64:64x128:4", "four ':'-separated parts"}),
                          [](const auto& param_info) { return "string" + std::to_string(param_info.index); });
