@@ -121,58 +121,43 @@ Runtime::Impl::~Impl() {
 
 const Runtime::Impl::DeviceState& Runtime::Impl::device_state() {
   std::call_once(device_once_, [this] {
-    // The driver's set-up (cuInit, primary context: tens to hundreds of milliseconds) runs on a helper
-    // thread while this thread, the one that will make the first call, runs the host code of a first
-    // call once: caches, branch predictors and lazily bound code then are warm on its core. On the
-    // H200 machine this took the first disk hit's host part from about 0.15 ms to 0.08 ms.
-    auto setup = std::async(std::launch::async, [this] { return set_up_device(); });
     try {
-      warm_up_first_call_host_path();
-    } catch (const std::exception& e) {
-      util::log().debug("first-call warm-up: {}", e.what());
-    }
-    device_ = setup.get();
-    if (device_.ok)
+      const auto& api = driver();
+      int count = 0;
+      check(api.cuDeviceGetCount(&count), "cuDeviceGetCount");
+      if (device_ordinal >= count)
+        throw DriverError(fmt::format("device {} requested (TILEJIT_DEVICE or RuntimeOptions::device) but {} CUDA device{} found",
+                                      device_ordinal, count, count == 1 ? " is" : "s are"),
+                          "cuDeviceGet", CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", device_ordinal);
+      DeviceState s;
+      check(api.cuDeviceGet(&s.device, device_ordinal), "cuDeviceGet", device_ordinal);
+      char name[256] = {};
+      check(api.cuDeviceGetName(name, sizeof(name), s.device), "cuDeviceGetName", device_ordinal);
+      auto attr = [&](CUdevice_attribute a) {
+        int v = 0;
+        check(api.cuDeviceGetAttribute(&v, a, s.device), "cuDeviceGetAttribute", device_ordinal);
+        return v;
+      };
+      s.info.ordinal = device_ordinal;
+      s.info.name = name;
+      s.info.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+      s.info.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+      s.info.multiprocessors = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+      s.info.l2_bytes = static_cast<std::size_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+      s.info.max_shared_memory_per_block_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+      s.info.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+      check(api.cuDeviceTotalMem(&s.info.total_memory, s.device), "cuDeviceTotalMem", device_ordinal);
+      check(api.cuDevicePrimaryCtxRetain(&s.context, s.device), "cuDevicePrimaryCtxRetain", device_ordinal);
+      s.ok = true;
+      device_ = std::move(s);
       util::log().debug("device {}: {} (sm_{}{}, {} SMs)", device_ordinal, device_.info.name, device_.info.cc_major,
                         device_.info.cc_minor, device_.info.multiprocessors);
+    } catch (const Error& e) {
+      device_.ok = false;
+      device_.why = e.what();
+    }
   });
   return device_;
-}
-
-Runtime::Impl::DeviceState Runtime::Impl::set_up_device() const {
-  DeviceState s;
-  try {
-    const auto& api = driver();
-    int count = 0;
-    check(api.cuDeviceGetCount(&count), "cuDeviceGetCount");
-    if (device_ordinal >= count)
-      throw DriverError(fmt::format("device {} requested (TILEJIT_DEVICE or RuntimeOptions::device) but {} CUDA device{} found",
-                                    device_ordinal, count, count == 1 ? " is" : "s are"),
-                        "cuDeviceGet", CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", device_ordinal);
-    check(api.cuDeviceGet(&s.device, device_ordinal), "cuDeviceGet", device_ordinal);
-    char name[256] = {};
-    check(api.cuDeviceGetName(name, sizeof(name), s.device), "cuDeviceGetName", device_ordinal);
-    auto attr = [&](CUdevice_attribute a) {
-      int v = 0;
-      check(api.cuDeviceGetAttribute(&v, a, s.device), "cuDeviceGetAttribute", device_ordinal);
-      return v;
-    };
-    s.info.ordinal = device_ordinal;
-    s.info.name = name;
-    s.info.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    s.info.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-    s.info.multiprocessors = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-    s.info.l2_bytes = static_cast<std::size_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-    s.info.max_shared_memory_per_block_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-    s.info.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    check(api.cuDeviceTotalMem(&s.info.total_memory, s.device), "cuDeviceTotalMem", device_ordinal);
-    check(api.cuDevicePrimaryCtxRetain(&s.context, s.device), "cuDevicePrimaryCtxRetain", device_ordinal);
-    s.ok = true;
-  } catch (const Error& e) {
-    s.ok = false;
-    s.why = e.what();
-  }
-  return s;
 }
 
 CUcontext Runtime::Impl::context() {

@@ -48,7 +48,6 @@ struct Runtime::Impl {
     DeviceInfo info;
   };
   const DeviceState& device_state();  // never throws
-  DeviceState set_up_device() const;  // the driver calls of device_state(); never throws
   CUcontext context();                // throws DriverError when there is no usable device
   std::string arch(bool arch_specific);
 
