@@ -181,7 +181,8 @@ TEST_F(GemmGpuWgmma, ShapesAndConfigs) {
   const std::vector<std::array<std::int64_t, 3>> shapes{{1, 1, 8}, {7, 13, 24}, {65, 130, 264}, {300, 520, 200}, {1000, 1000, 1000}};
   for (const Math* m : {&kMaths[2], &kMaths[3]})
     for (const char* cfg : {"wgmma:128x256x64:64x256:4", "wgmma:128x128x64:128x128:4", "wgmma:256x128x64:128x128:3",
-                            "wgmma:64x64x64:64x64:2", "wgmma:192x192x64:64x192:3", "wgmma:64x128x128:64x128:4"}) {
+                            "wgmma:64x64x64:64x64:2", "wgmma:192x192x64:64x192:3", "wgmma:64x128x128:64x128:4",
+                            "wgmma:64x64x256:64x64:3"}) {
       GemmConfig c = GemmConfig::parse(cfg);
       for (auto [M, N, K] : shapes) expect_correct(rt, shape(*m, "NT", M, N, K), false, &c);
     }
@@ -197,7 +198,7 @@ TEST_F(GemmGpuWgmma, EveryLayout) {
   for (const Math* m : {&kMaths[2], &kMaths[3]})
     for (const char* layout : {"NN", "TN", "TT"})
       for (const char* cfg : {"wgmma:128x256x64:64x256:4", "wgmma:256x128x64:128x128:3", "wgmma:64x64x64:64x64:2",
-                              "wgmma:64x128x128:64x128:4"}) {
+                              "wgmma:64x128x128:64x128:4", "wgmma:64x64x256:64x64:3"}) {
         GemmConfig c = GemmConfig::parse(cfg);
         for (auto [M, N, K] : shapes) expect_correct(rt, shape(*m, layout, M, N, K), false, &c);
       }
@@ -223,7 +224,8 @@ TEST_F(GemmGpuWgmma, PacksOperandsTmaCannotRead) {
 TEST_F(GemmGpuWgmma, SplitK) {
   // Slices of K summed by the last block of each tile; K not a multiple of the slices, slices with no
   // K block at all, every epilogue, and launches in a row (the counters must be back at zero).
-  for (const char* cfg : {"wgmma:64x128x64:64x128:8:k2", "wgmma:128x128x64:64x128:4:k3", "wgmma:64x64x64:64x64:4:k4"}) {
+  for (const char* cfg : {"wgmma:64x128x64:64x128:8:k2", "wgmma:128x128x64:64x128:4:k3", "wgmma:64x64x64:64x64:4:k4",
+                          "wgmma:64x64x256:64x64:3:k2"}) {
     GemmConfig c = GemmConfig::parse(cfg);
     for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{16, 1024, 4096}, {7, 520, 1000}, {130, 264, 4104}, {64, 128, 64}})
       for (const char* layout : {"NT", "NN"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);

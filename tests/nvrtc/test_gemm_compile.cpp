@@ -105,13 +105,16 @@ TEST(GemmCompileWgmma, EveryInstantiation) {
     }
 }
 
-TEST(GemmCompileWgmma, TwoSwizzleRowsOfK) {
+TEST(GemmCompileWgmma, TwoAndFourSwizzleRowsOfK) {
   RuntimeOptions o;
   o.arch = "sm_90a";
   Runtime rt(o);
   GemmConfig half{GemmKind::wgmma, 64, 128, 128, 64, 128, 4}, tf32{GemmKind::wgmma, 64, 128, 64, 64, 128, 4};
-  for (const char* layout : {"NT", "NN", "TT"})
+  GemmConfig four{GemmKind::wgmma, 64, 64, 256, 64, 64, 3};
+  for (const char* layout : {"NT", "NN", "TT"}) {
     EXPECT_GT(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, layout, false, Activation::none), &half).cubin_bytes, 0u);
+    EXPECT_GT(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, layout, false, Activation::none), &four).cubin_bytes, 0u);
+  }
   EXPECT_GT(rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, "NT", false, Activation::none), &tf32).cubin_bytes, 0u);
 }
 

@@ -138,7 +138,7 @@ int bench_gemm(const GemmArgs& a) {
                                                     : a.shapes);
   const auto layouts = split_commas(a.layout == "NN" && a.shapes.empty() ? "NN,NT,TN,TT" : a.layout);
   auto cfg = config_of(a.config);
-  fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; CUDA events per launch, {} warm-ups, median of {}\n", a.dtype,
+  fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; CUDA events per launch, tilejit and cuBLAS runs interleaved, {} warm-ups, median of {}\n", a.dtype,
              a.out_dtype.empty() ? a.dtype : a.out_dtype, a.math, rt.device_info().name, 5, a.runs);
   fmt::print("{:<18} {:<3} {:>11} {:>11} {:>7}  {:>9}  {}\n", "shape", "lay", "tilejit", "cuBLAS", "ratio", "rel.err", "config");
   nlohmann::json rows = nlohmann::json::array();
@@ -154,8 +154,8 @@ int bench_gemm(const GemmArgs& a) {
       const double err = gc.relative_error(1 << 14);
       const bool pass = err <= gemm_tolerance(gc.problem);
       ok = ok && pass;
-      Timing ours = time_launches([&](CUstream st) { plan.run(st); }, nullptr, 5, a.runs);
-      Timing ref = time_launches([&](CUstream st) { cublas.gemm(gc.problem, st); }, nullptr, 5, a.runs);
+      const auto [ours, ref] =
+          time_launch_pair([&](CUstream st) { plan.run(st); }, [&](CUstream st) { cublas.gemm(gc.problem, st); }, nullptr, 5, a.runs);
       const double t_ours = tflops(gc.flops(), ours.median_ms), t_ref = tflops(gc.flops(), ref.median_ms);
       const std::string shape = fmt::format("{}x{}x{}", s[0], s[1], s[2]);
       fmt::print("{:<18} {:<3} {:>11.1f} {:>11.1f} {:>7.3f}  {:>9.2e}{} {}\n", shape, lay, t_ours, t_ref, t_ours / t_ref, err,

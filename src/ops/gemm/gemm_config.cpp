@@ -184,9 +184,9 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)
     broken(c, "kind wgmma needs f16, bf16 or tf32 inputs; f32 with MathMode::exact runs on kind simt");
   const int es = static_cast<int>(dtype_size(p.a.dtype));
-  if (c.bk * es != 128 && c.bk * es != 256)
-    broken(c, fmt::format("wgmma tiles hold one or two 128-byte swizzle rows of K: BK must be {} or {} for {}", 128 / es,
-                          256 / es, p.a.dtype == DType::f32 ? "tf32" : dtype_name(p.a.dtype)));
+  if (c.bk * es != 128 && c.bk * es != 256 && c.bk * es != 512)
+    broken(c, fmt::format("wgmma tiles hold one, two or four 128-byte swizzle rows of K: BK must be {}, {} or {} for {}", 128 / es,
+                          256 / es, 512 / es, p.a.dtype == DType::f32 ? "tf32" : dtype_name(p.a.dtype)));
   if (c.wn != c.bn) broken(c, fmt::format("a wgmma consumer warpgroup computes the whole tile width: WN must equal BN={}", c.bn));
   if (c.wm != 64 && c.wm != 128) broken(c, fmt::format("WM={} must be 64 or 128 (one or two m64 wgmma blocks)", c.wm));
   if (c.bm / c.wm > 3) broken(c, fmt::format("BM/WM = {} consumer warpgroups; at most 3 fit", c.bm / c.wm));
