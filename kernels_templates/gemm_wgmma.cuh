@@ -45,20 +45,27 @@ template <> struct wgmma_input<float> {  // f32 inputs as tf32
 
 // The work units of one persistent block, in the order its producer and consumers all walk them: an
 // output tile and, with split-K, one slice of K blocks [kb_begin, kb_end) of it.
-struct persistent_tiles {
-  int index, count, per_batch, tiles;
+// With a cluster of two blocks, the pair walks units of two tiles one above the other, (2i, n) for
+// rank 0 and (2i + 1, n) for rank 1, which share their tile of B; the second may lie below the
+// matrix (odd tiles_m): that block still loads its half of B for its partner and stores nothing.
+template <int Cluster> struct persistent_tiles {
+  int index, count, per_batch, tiles, rank;
   int batch = 0, tile_m = 0, tile_n = 0;
   int tile = 0, split = 0, kb_begin = 0, kb_end = 0;  // tile: index among all tiles of all batches
-  __device__ __forceinline__ persistent_tiles(const gemm_params& p, int ktiles)
-      : index(static_cast<int>(blockIdx.x)),
-        count(p.tiles_m * p.tiles_n * p.batch * p.split_k),
-        per_batch(p.tiles_m * p.tiles_n),
-        tiles(p.tiles_m * p.tiles_n * p.batch) {
+  __device__ __forceinline__ persistent_tiles(const gemm_params& p, int ktiles, int cluster_rank)
+      : index(static_cast<int>(blockIdx.x) / Cluster),
+        count(pairs_m(p) * p.tiles_n * p.batch * p.split_k),
+        per_batch(pairs_m(p) * p.tiles_n),
+        tiles(pairs_m(p) * p.tiles_n * p.batch),
+        rank(cluster_rank) {
     locate(p, ktiles);
   }
+  __device__ __forceinline__ static int pairs_m(const gemm_params& p) { return (p.tiles_m + Cluster - 1) / Cluster; }
   __device__ __forceinline__ bool valid() const { return index < count; }
+  // False for the phantom tile below the matrix that a cluster's second block may get.
+  __device__ __forceinline__ bool real(const gemm_params& p) const { return tile_m < p.tiles_m; }
   __device__ __forceinline__ void advance(const gemm_params& p, int ktiles) {
-    index += static_cast<int>(gridDim.x);
+    index += static_cast<int>(gridDim.x) / Cluster;
     locate(p, ktiles);
   }
   __device__ __forceinline__ void locate(const gemm_params& p, int ktiles) {
@@ -67,7 +74,8 @@ struct persistent_tiles {
     split = index / tiles;
     tile = index % tiles;
     batch = tile / per_batch;
-    tile_coords<8>(tile % per_batch, p.tiles_m, p.tiles_n, tile_m, tile_n);
+    tile_coords<8>(tile % per_batch, pairs_m(p), p.tiles_n, tile_m, tile_n);
+    tile_m = tile_m * Cluster + rank;
     const int per_split = (ktiles + p.split_k - 1) / p.split_k;
     kb_begin = min(ktiles, split * per_split);
     kb_end = min(ktiles, kb_begin + per_split);
@@ -89,6 +97,11 @@ template <class Cfg> struct gemm_wgmma {
   static constexpr int KK = wgmma_input<T>::k;
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, STAGES = Cfg::STAGES;
   static constexpr bool kPingpong = Cfg::PINGPONG;
+  // Cluster of 2: the pair's tiles share B; each block loads half of it into both blocks' stages
+  // (TMA multicast), so L2 serves B once per pair.
+  static constexpr int kCluster = Cfg::CLUSTER;
+  static_assert(kCluster == 1 || (kCluster == 2 && !kPingpong), "gemm_wgmma: clusters of 1 or 2 blocks, not with ping-pong");
+  static_assert(kCluster == 1 || (Cfg::B_ROW ? BN % 128 == 0 : BN % 16 == 0), "gemm_wgmma: a cluster splits B's tile in halves");
   static constexpr int kConsumers = kPingpong ? 2 : BM / WM;
   // Rows of a tile that consumer c computes start at c * kConsumerRowStep.
   static constexpr int kConsumerRowStep = kPingpong ? 0 : WM;
@@ -141,6 +154,30 @@ template <class Cfg> struct gemm_wgmma {
     }
   }
 
+  // A consumer warp is done with a stage: in this block and, with a cluster, in the partner, whose
+  // producer writes half of B into this block's copy of the stage.
+  __device__ __forceinline__ static void release_stage(unsigned long long* bar) {
+    sm90::mbarrier_arrive(bar);
+    if constexpr (kCluster > 1) sm90::mbarrier_arrive_remote(bar, sm90::cluster_rank() ^ 1);
+  }
+
+  // This block's half of the stage's B tile, written to the same place in both blocks of the cluster.
+  __device__ __forceinline__ static void load_b_half(char* dst, const sm90::tensor_map* map, unsigned long long* bar, int k0, int row0,
+                                                     int batch, int rank) {
+    if constexpr (B_K) {
+      constexpr int kHalf = BN / 2;  // rows per box: the runtime encodes B's map with boxes of BN / 2 rows
+#pragma unroll
+      for (int a = 0; a < kKAtoms; ++a)
+        sm90::tma_load_3d_multicast(dst + a * BN * 128 + rank * kHalf * 128, map, bar, k0 + a * kMnChunkElems, row0 + rank * kHalf,
+                                    batch, 0x3);
+    } else {
+      constexpr int kChunksHalf = BN / kMnChunkElems / 2;
+#pragma unroll
+      for (int c = rank * kChunksHalf; c < (rank + 1) * kChunksHalf; ++c)
+        sm90::tma_load_3d_multicast(dst + c * BK * 128, map, bar, row0 + c * kMnChunkElems, k0, batch, 0x3);
+    }
+  }
+
   // Descriptor of the operand's sub-tile starting at MN offset `mn` (a multiple of 64), k step kk.
   template <bool KMajor, int Rows>
   __device__ __forceinline__ static unsigned long long operand_descriptor(const char* tile, int mn, int kk) {
@@ -155,7 +192,7 @@ template <class Cfg> struct gemm_wgmma {
   // Split-K: stores this slice's partial tile (this consumer's rows) in the workspace and counts it
   // in; the slice that arrives last adds the other slices' partials to its accumulators, resets the
   // counter for the next launch and returns true (it writes D); the others return false.
-  __device__ __forceinline__ static bool reduce_split_k(const gemm_params& p, const persistent_tiles& tile,
+  __device__ __forceinline__ static bool reduce_split_k(const gemm_params& p, const persistent_tiles<kCluster>& tile,
                                                         float (&acc)[kMmaM][kAccRegs], volatile int* last_flag, int consumer,
                                                         int warp, int lane) {
     float* partials = static_cast<float*>(p.workspace);
@@ -225,7 +262,8 @@ template <class Cfg> struct gemm_wgmma {
       for (int s = 0; s < STAGES; ++s) {
         sm90::mbarrier_init(&full[s], 1);                 // the producer's arrive + the TMA bytes
         // One arrive per warp of each consumer that reads the stage (ping-pong: its tile's owner only).
-        sm90::mbarrier_init(&empty[s], kPingpong ? 4 : kConsumers * 4);
+        // With a cluster, the partner's consumers too: its producer writes half of B into this stage.
+        sm90::mbarrier_init(&empty[s], kPingpong ? 4 : kConsumers * 4 * kCluster);
       }
       if constexpr (kPingpong) {
         sm90::mbarrier_init(&order[0], 1);
@@ -233,7 +271,10 @@ template <class Cfg> struct gemm_wgmma {
       }
       sm90::fence_barrier_init();
     }
-    __syncthreads();
+    // The partner's barriers must be initialised before anything arrives on them.
+    if constexpr (kCluster > 1) sm90::cluster_sync();
+    else __syncthreads();
+    const int rank = kCluster > 1 ? sm90::cluster_rank() : 0;
 
     const int ktiles = static_cast<int>((p.k + BK - 1) / BK);
 
@@ -242,17 +283,23 @@ template <class Cfg> struct gemm_wgmma {
       sm90::release_registers<kProducerRegs>();
       if (threadIdx.x == 0) {
         stage_ring ring;
-        for (persistent_tiles tile(p, ktiles); tile.valid(); tile.advance(p, ktiles)) {
+        for (persistent_tiles<kCluster> tile(p, ktiles, rank); tile.valid(); tile.advance(p, ktiles)) {
           for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
             sm90::mbarrier_wait(&empty[ring.stage], ring.phase ^ 1);
             sm90::mbarrier_arrive_expect_tx(&full[ring.stage], kStageBytes);
             char* sa = smem + ring.stage * kStageBytes;
             load_operand<A_K, BM>(sa, map_a, &full[ring.stage], kb * BK, tile.tile_m * BM, tile.batch);
-            load_operand<B_K, BN>(sa + kTileABytes, map_b, &full[ring.stage], kb * BK, tile.tile_n * BN, tile.batch);
+            if constexpr (kCluster > 1)
+              load_b_half(sa + kTileABytes, map_b, &full[ring.stage], kb * BK, tile.tile_n * BN, tile.batch, rank);
+            else
+              load_operand<B_K, BN>(sa + kTileABytes, map_b, &full[ring.stage], kb * BK, tile.tile_n * BN, tile.batch);
             ring.advance<STAGES>();
           }
         }
       }
+      // A block leaves only when its partner is done too: until then multicast copies and arrivals
+      // may still target its shared memory.
+      if constexpr (kCluster > 1) sm90::cluster_sync();
       return;
     }
 
@@ -265,7 +312,7 @@ template <class Cfg> struct gemm_wgmma {
     int store_parity = 0;  // the staging buffer the next output chunk goes to
     int local = 0;         // the tile's place in this block's sequence
     unsigned order_phase = 0;
-    for (persistent_tiles tile(p, ktiles); tile.valid(); tile.advance(p, ktiles), ++local) {
+    for (persistent_tiles<kCluster> tile(p, ktiles, rank); tile.valid(); tile.advance(p, ktiles), ++local) {
       if constexpr (kPingpong) {
         if (local % 2 != consumer) continue;
         if (local > 0) {
@@ -301,7 +348,7 @@ template <class Cfg> struct gemm_wgmma {
         sm90::wgmma_commit_group();
         // One group stays in flight; the one before it has finished reading its stage.
         sm90::wgmma_wait_group<1>();
-        if (held >= 0 && lane == 0) sm90::mbarrier_arrive(&empty[held]);
+        if (held >= 0 && lane == 0) release_stage(&empty[held]);
         held = ring.stage;
         ring.advance<STAGES>();
       }
@@ -309,10 +356,11 @@ template <class Cfg> struct gemm_wgmma {
         if (threadIdx.x % 128 == 0) sm90::mbarrier_arrive(&order[1 - consumer]);  // the other's turn
       }
       sm90::wgmma_wait_group<0>();
-      if (held >= 0 && lane == 0) sm90::mbarrier_arrive(&empty[held]);
+      if (held >= 0 && lane == 0) release_stage(&empty[held]);
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) sm90::accumulator_fence(acc[mi]);
       if (p.split_k > 1 && !reduce_split_k(p, tile, acc, last_flag, consumer, warp, lane)) continue;
+      if (kCluster > 1 && !tile.real(p)) continue;
 
       // Accumulator layout of an m64nN wgmma: warp w holds rows 16w..16w+15; per 8 columns j, a
       // thread holds (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1) with g = lane / 4, t = lane % 4.
@@ -338,6 +386,7 @@ template <class Cfg> struct gemm_wgmma {
       // Shared memory must outlive the stores that read it.
       if (threadIdx.x % 128 == 0) sm90::bulk_wait_group<0>();
     }
+    if constexpr (kCluster > 1) sm90::cluster_sync();
   }
 
   __device__ __forceinline__ static output_pair pair_at(const gemm_params& p, long long batch, long long r, long long c, float a0,

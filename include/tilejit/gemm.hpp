@@ -77,6 +77,9 @@ struct GemmConfig {
   // wgmma only: two consumer warpgroups take turns on whole tiles (WM = BM), one's epilogue hiding
   // behind the other's MMAs (string form: a fifth part "pp", e.g. "wgmma:128x128x64:128x128:4:pp").
   bool pingpong = false;
+  // wgmma only: blocks per cluster, 1 or 2 (string form: an extra part "c2"). A pair of blocks takes
+  // tiles one above the other and each loads half of their shared B tile into both (TMA multicast).
+  int cluster = 1;
   std::string to_string() const;
   // Parses the string form or a preset name; throws InvalidArgument naming the expected form.
   static GemmConfig parse(std::string_view text);

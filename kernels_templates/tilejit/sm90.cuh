@@ -65,6 +65,36 @@ __device__ __forceinline__ void tma_load_3d(void* smem, const tensor_map* map, u
       : "memory");
 }
 
+// The same box, written to the same shared-memory offset of every block of the cluster in cta_mask,
+// each of whose barriers at `bar`'s offset receives the bytes.
+__device__ __forceinline__ void tma_load_3d_multicast(void* smem, const tensor_map* map, unsigned long long* bar, int c0, int c1, int c2,
+                                                      unsigned short cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], "
+      "%6;\n" ::"r"(smem_addr(smem)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "h"(cta_mask)
+      : "memory");
+}
+
+// This block's rank in its cluster.
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+
+// Every thread of every block of the cluster (threads may arrive at different points of divergent code).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+// Arrives on the barrier at `bar`'s offset in the shared memory of cluster block `rank`.
+__device__ __forceinline__ void mbarrier_arrive_remote(unsigned long long* bar, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_addr(bar)), "r"(rank));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+}
+
 // Copies a box of shared memory to (c0, c1, c2) of a 3-D tensor map; the part of the box outside the
 // tensor is not written. Completes asynchronously, in the issuing thread's bulk groups.
 __device__ __forceinline__ void tma_store_3d(const tensor_map* map, const void* smem, int c0, int c1, int c2) {

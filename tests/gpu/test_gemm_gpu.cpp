@@ -266,6 +266,35 @@ TEST_F(GemmGpuWgmma, PingPong) {
   }
 }
 
+TEST_F(GemmGpuWgmma, ClusterOfTwo) {
+  // Pairs of tiles sharing B through TMA multicast: an odd number of tile rows (the second block of
+  // the last pair has no tile), one tile only, every layout, batches with the whole epilogue, and
+  // launches in a row.
+  for (const char* cfg : {"wgmma:128x256x64:64x256:4:c2", "wgmma:128x128x64:64x128:4:c2", "wgmma:64x128x64:64x128:8:c2"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8}, {300, 520, 200}, {1000, 1000, 1000}, {2048, 2304, 512}})
+      for (const char* layout : {"NT", "NN", "TN", "TT"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);
+    GemmProblem p = shape(kMaths[2], "NN", 200, 256, 136);
+    p.batch = 3;
+    p.a.batch_stride = 200 * 136 + 8;
+    p.b.batch_stride = 136 * 256 + 64;
+    p.d.batch_stride = 200 * 256 + 8;
+    p.alpha = 0.75f;
+    p.beta = 0.5f;
+    p.c = p.d;
+    p.epilogue.activation = Activation::relu;
+    expect_correct(rt, p, true, &c);
+  }
+  GemmConfig tf32 = GemmConfig::parse("wgmma:128x256x32:64x256:4:c2");
+  expect_correct(rt, shape(kMaths[1], "NT", 1000, 1000, 1000), false, &tf32);
+  GemmConfig c = GemmConfig::parse("wgmma:128x256x64:64x256:4:c2");
+  cli::GemmCase gc(rt, shape(kMaths[3], "NT", 1536, 2048, 1024), false, fresh_seed());
+  GemmPlan plan = rt.plan_gemm(gc.problem, c);
+  for (int i = 0; i < 3; ++i) plan.run();
+  rt.synchronize();
+  EXPECT_LE(gc.relative_error(), 1e-2);
+}
+
 TEST_F(GemmGpuWgmma, BatchAlphaBetaBiasActivationsAndColumnMajorD) {
   GemmConfig c = GemmConfig::parse("wgmma:128x128x64:64x128:3");
   GemmProblem p = shape(kMaths[3], "NT", 96, 80, 72);

@@ -132,6 +132,20 @@ TEST(GemmCompileWgmma, PingPong) {
   EXPECT_GT(rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, "NT", false, Activation::none), &tf32).cubin_bytes, 0u);
 }
 
+TEST(GemmCompileWgmma, ClusterOfTwoWithMulticast) {
+  RuntimeOptions o;
+  o.arch = "sm_90a";
+  Runtime rt(o);
+  for (const char* cfg : {"wgmma:128x256x64:64x256:4:c2", "wgmma:64x128x64:64x128:8:c2"})
+    for (const char* layout : {"NT", "NN", "TN", "TT"}) {
+      GemmConfig c = GemmConfig::parse(cfg);
+      EXPECT_NE(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, layout, false, Activation::none), &c).program_name.find("_c2"),
+                std::string::npos);
+    }
+  GemmConfig tf32 = GemmConfig::parse("wgmma:128x256x32:64x256:4:c2");
+  EXPECT_GT(rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, "NT", false, Activation::none), &tf32).cubin_bytes, 0u);
+}
+
 TEST(GemmCompileWgmma, NeedsTheArchSpecificTarget) {
   RuntimeOptions o;
   o.arch = "sm_90";

@@ -186,6 +186,34 @@ TEST(GemmConfig, PingPongIsAFifthPart) {
   EXPECT_THROW(validate_gemm_config(GemmConfig::parse("mma:128x128x32:64x64:3:pp"), p, "sm_90a"), InvalidArgument);
 }
 
+TEST(GemmConfig, ClusterIsAnExtraPart) {
+  auto c = GemmConfig::parse("wgmma:128x256x64:64x256:4:c2");
+  EXPECT_EQ(c.cluster, 2);
+  EXPECT_EQ(c.to_string(), "wgmma:128x256x64:64x256:4:c2");
+  EXPECT_EQ(GemmConfig::parse("wgmma:128x256x64:64x256:4").cluster, 1);
+  EXPECT_THROW(GemmConfig::parse("wgmma:128x256x64:64x256:4:c2:c2"), InvalidArgument);
+  GemmProblem p = problem(DType::bf16);
+  p.b.layout = Layout::col_major;
+  auto rule = [&](const char* cfg, const GemmProblem& q) {
+    try {
+      validate_gemm_config(GemmConfig::parse(cfg), q, "sm_90a");
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(rule("wgmma:128x256x64:64x256:4:c2", p), "");
+  EXPECT_EQ(rule("wgmma:64x64x64:64x64:4:c2", p), "");
+  EXPECT_NE(rule("wgmma:128x256x64:64x256:4:c3", p).find("c1 or c2"), std::string::npos);
+  EXPECT_NE(rule("mma:128x128x32:64x64:3:c2", p).find("kind wgmma only"), std::string::npos);
+  EXPECT_NE(rule("wgmma:128x128x64:128x128:4:pp:c2", p).find("neither ping-pong"), std::string::npos);
+  EXPECT_NE(rule("wgmma:64x128x64:64x128:8:k2:c2", p).find("neither ping-pong"), std::string::npos);
+  GemmProblem n_major = p;
+  n_major.b.layout = Layout::row_major;
+  EXPECT_NE(rule("wgmma:64x64x64:64x64:4:c2", n_major).find("multiple of 128"), std::string::npos);
+  EXPECT_EQ(rule("wgmma:64x128x64:64x128:4:c2", n_major), "");
+}
+
 TEST(GemmConfig, PresetsAreValid) {
   EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33"), problem(DType::f32, MathMode::tf32), "sm_90a"));
   EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33-tiled"), problem(DType::f32), "sm_90a"));

@@ -110,19 +110,21 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
       "  static constexpr int ACT = {};\n"
       "  static constexpr bool D_TMA = {};\n"
       "  static constexpr bool PINGPONG = {};\n"
+      "  static constexpr int CLUSTER = {};\n"
       "}};\n"
       "}}  // namespace tilejit_gen\n",
       kernel, c.to_string(), kernel, device_type(p.a.dtype), device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype),
       device_type(p.epilogue.bias_dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln, p.a.layout == Layout::row_major,
       p.b.layout == Layout::row_major, p.c.layout == Layout::row_major, p.d.layout == Layout::row_major, v.a_vec, v.b_vec,
-      p.epilogue.bias != 0, static_cast<int>(p.epilogue.activation), v.d_tma, c.pingpong);
+      p.epilogue.bias != 0, static_cast<int>(p.epilogue.activation), v.d_tma, c.pingpong, c.cluster);
   jit::KernelRequest r;
   r.family = "gemm";
   r.arch = arch;
   const char la = p.a.layout == Layout::row_major ? 'N' : 'T', lb = p.b.layout == Layout::row_major ? 'N' : 'T';
   r.compile.program_name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}{}", kernel, dtype_name(p.a.dtype),
                                        p.a.dtype == DType::f32 && !simt ? "tf32" : "", la, lb, c.bm, c.bn, c.bk, c.wm, c.wn,
-                                       c.stages, v.a_vec, v.b_vec, std::string(c.pingpong ? "_pp" : "") + (v.d_tma ? "_dtma" : ""),
+                                       c.stages, v.a_vec, v.b_vec, std::string(c.pingpong ? "_pp" : "") + (c.cluster > 1 ? fmt::format("_c{}", c.cluster) : "") +
+                                           (v.d_tma ? "_dtma" : ""),
                                        p.epilogue.bias ? "_bias" : "",
                                        p.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(p.epilogue.activation)));
   r.compile.entry_template = kernel + ".cuh";
@@ -226,7 +228,9 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
   const long long tiles_m = (p.m + c.bm - 1) / c.bm, tiles_n = (p.n + c.bn - 1) / c.bn;
   if (c.kind == GemmKind::wgmma) {
     // Persistent: one block per SM (its shared memory allows no more) walks tiles of every batch.
-    s->grid_x = static_cast<unsigned>(std::clamp<long long>(tiles_m * tiles_n * p.batch * c.split_k, 1, device_sms()));
+    // A cluster of 2 takes pairs of tiles; the launcher lowers the grid to the clusters that fit at once.
+    const long long units = (tiles_m + c.cluster - 1) / c.cluster * tiles_n * p.batch * c.split_k;
+    s->grid_x = static_cast<unsigned>(std::clamp<long long>(units, 1, device_sms() / c.cluster) * c.cluster);
     s->grid_y = 1;
     s->wgmma = std::make_unique<ops::WgmmaLauncher>(rt, p, c);
   } else {

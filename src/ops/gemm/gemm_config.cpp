@@ -19,7 +19,7 @@ constexpr GemmConfig kPuzzle33{GemmKind::mma, 128, 64, 32, 32, 32, 1};
 constexpr GemmConfig kPuzzle33Tiled{GemmKind::simt, 32, 32, 32, 1, 32, 1};
 
 [[noreturn]] void bad_config(std::string_view text, std::string_view why) {
-  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS][:pp] (e.g. mma:128x64x32:32x32:1) "
+  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS][:pp][:cC] (e.g. mma:128x64x32:32x32:1) "
                                     "with KIND simt, mma or wgmma, or a preset (puzzle33, puzzle33-tiled)",
                                     text, why));
 }
@@ -62,6 +62,7 @@ std::string GemmConfig::to_string() const {
   std::string out = fmt::format("{}:{}x{}x{}:{}x{}:{}", name, bm, bn, bk, wm, wn, stages);
   if (split_k != 1) out += fmt::format(":k{}", split_k);
   if (pingpong) out += ":pp";
+  if (cluster != 1) out += fmt::format(":c{}", cluster);
   return out;
 }
 
@@ -76,8 +77,8 @@ GemmConfig GemmConfig::parse(std::string_view text) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
-  if (parts.size() < 4 || parts.size() > 6)
-    bad_config(text, "it has not four ':'-separated parts (and optional extras kS and pp)");
+  if (parts.size() < 4 || parts.size() > 7)
+    bad_config(text, "it has not four ':'-separated parts (and optional extras kS, pp and cC)");
   GemmConfig c;
   if (parts[0] == "simt") c.kind = GemmKind::simt;
   else if (parts[0] == "mma") c.kind = GemmKind::mma;
@@ -92,8 +93,11 @@ GemmConfig GemmConfig::parse(std::string_view text) {
       c.pingpong = true;
     } else if (parts[i].size() >= 2 && parts[i][0] == 'k' && c.split_k == 1) {
       c.split_k = numbers(text, parts[i].substr(1), 'x', 1)[0];
+    } else if (parts[i].size() >= 2 && parts[i][0] == 'c' && c.cluster == 1) {
+      c.cluster = numbers(text, parts[i].substr(1), 'x', 1)[0];
     } else {
-      bad_config(text, fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, or ping-pong pp, each at most once)", parts[i]));
+      bad_config(text,
+                 fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, ping-pong pp, cluster cC, e.g. c2; each at most once)", parts[i]));
     }
   }
   return c;
@@ -222,6 +226,11 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& p, const std::
   if (c.split_k != 1 && c.kind != GemmKind::wgmma) broken(c, "split-K (kS) exists for kind wgmma only");
   if (c.pingpong && c.kind != GemmKind::wgmma) broken(c, "ping-pong (pp) exists for kind wgmma only");
   if (c.pingpong && c.split_k != 1) broken(c, "ping-pong (pp) and split-K (kS) do not combine");
+  if (c.cluster != 1 && c.cluster != 2) broken(c, fmt::format("cluster c{} must be c1 or c2", c.cluster));
+  if (c.cluster != 1 && c.kind != GemmKind::wgmma) broken(c, "clusters (cC) exist for kind wgmma only");
+  if (c.cluster != 1 && (c.pingpong || c.split_k != 1)) broken(c, "a cluster (cC) combines with neither ping-pong (pp) nor split-K (kS)");
+  if (c.cluster == 2 && p.b.layout == Layout::row_major && c.bn % 128 != 0)
+    broken(c, fmt::format("a cluster of 2 splits a row-major B's tile in 64-column halves: BN={} must be a multiple of 128", c.bn));
   const bool tf32 = p.a.dtype == DType::f32 && p.math == MathMode::tf32;
   if (c.kind == GemmKind::mma) {
     if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)

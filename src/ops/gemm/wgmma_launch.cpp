@@ -132,8 +132,35 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
   }
   const TensorMaps& m = tensor_maps(p.a, p.b, p.d);
   void* args[] = {&params, const_cast<CUtensorMap*>(&m.map_a), const_cast<CUtensorMap*>(&m.map_b), const_cast<CUtensorMap*>(&m.map_d)};
-  jit::check(jit::driver().cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
-             "cuLaunchKernel", rt_->device_ordinal, "gemm");
+  if (config_.cluster == 1) {
+    jit::check(jit::driver().cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
+               "cuLaunchKernel", rt_->device_ordinal, "gemm");
+    return;
+  }
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = static_cast<unsigned>(config_.cluster);
+  attr.value.clusterDim.y = 1;
+  attr.value.clusterDim.z = 1;
+  CUlaunchConfig lc{};
+  lc.gridDimX = grid, lc.gridDimY = 1, lc.gridDimZ = 1;
+  lc.blockDimX = threads, lc.blockDimY = 1, lc.blockDimZ = 1;
+  lc.sharedMemBytes = static_cast<unsigned>(smem);
+  lc.hStream = stream;
+  lc.attrs = &attr;
+  lc.numAttrs = 1;
+  if (fn != cluster_fn_) {
+    // A persistent grid must be resident at once: as many clusters as the GPCs hold side by side
+    // (fewer than SMs / 2 where a GPC has an odd number of free SMs).
+    int clusters = 0;
+    jit::check(jit::driver().cuOccupancyMaxActiveClusters(&clusters, fn, &lc), "cuOccupancyMaxActiveClusters", rt_->device_ordinal,
+               fmt::format("gemm, {} blocks per cluster", config_.cluster));
+    cluster_fn_ = fn;
+    max_cluster_blocks_ = static_cast<unsigned>(std::max(1, clusters) * config_.cluster);
+  }
+  lc.gridDimX = std::min(grid, max_cluster_blocks_);
+  jit::check(jit::driver().cuLaunchKernelEx(&lc, fn, args, nullptr), "cuLaunchKernelEx", rt_->device_ordinal,
+             fmt::format("gemm, {} blocks per cluster", config_.cluster));
 }
 
 // A matrix whose rows are contiguous (rows x cols, leading dimension ld) as a 3-D tensor {cols,
@@ -166,7 +193,8 @@ const WgmmaLauncher::TensorMaps& WgmmaLauncher::tensor_maps(const MatrixRef& a, 
   // K-major operands move in boxes of {BK, tile rows}; M- or N-major ones in boxes of {64, BK}.
   if (a.layout == Layout::row_major) encode(&m.map_a, a, problem_.m, problem_.k, config_.bm, "A");
   else encode(&m.map_a, a, problem_.k, problem_.m, config_.bk, "A");
-  if (b.layout == Layout::col_major) encode(&m.map_b, b, problem_.n, problem_.k, config_.bn, "B");
+  // With a cluster of 2, each block of the pair loads half of a K-major B tile (BN / 2 rows).
+  if (b.layout == Layout::col_major) encode(&m.map_b, b, problem_.n, problem_.k, config_.bn / config_.cluster, "B");
   else encode(&m.map_b, b, problem_.k, problem_.n, config_.bk, "B");
   GemmProblem with_d = problem_;
   with_d.d = d;

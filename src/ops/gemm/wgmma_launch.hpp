@@ -51,6 +51,8 @@ class WgmmaLauncher {
   GemmConfig config_;
   std::mutex mutex_;
   std::optional<TensorMaps> maps_;     // for the last pointers
+  CUfunction cluster_fn_ = nullptr;    // the kernel max_cluster_blocks_ was measured for
+  unsigned max_cluster_blocks_ = 0;    // blocks of the clusters that are resident at once
   CUdeviceptr workspace_ = 0;          // packed operands, grown on demand
   std::size_t workspace_bytes_ = 0;
   CUdeviceptr split_k_workspace_ = 0;  // split-K partial tiles and arrival counters (counters reset by the kernel)
