@@ -92,7 +92,10 @@ __device__ __forceinline__ void cluster_sync() {
 __device__ __forceinline__ void mbarrier_arrive_remote(unsigned long long* bar, unsigned rank) {
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_addr(bar)), "r"(rank));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+  // Default semantics (release at CTA scope): a cluster-scope release would put a MEMBAR before every
+  // arrival (measured: 35% of all warp stalls, the kernel at 0.67x of the unclustered one). What this
+  // orders, the stage's reads by wgmma, has already completed (wgmma.wait_group) when it is called.
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
 }
 
 // Copies a box of shared memory to (c0, c1, c2) of a 3-D tensor map; the part of the box outside the

@@ -146,6 +146,21 @@ TEST(GemmCompileWgmma, ClusterOfTwoWithMulticast) {
   EXPECT_GT(rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, "NT", false, Activation::none), &tf32).cubin_bytes, 0u);
 }
 
+TEST(GemmCompileWgmma, ThreeConsumersWhereTheirRegistersFit) {
+  // 512 threads leave ptxas 128 registers each: every 3-consumer tile that validation accepts must
+  // compile, and the 64x256 one (128 accumulators) is refused before NVRTC sees it.
+  RuntimeOptions o;
+  o.arch = "sm_90a";
+  Runtime rt(o);
+  for (int bn : {64, 128, 192}) {
+    GemmConfig cfg{GemmKind::wgmma, 192, bn, 64, 64, bn, 3};
+    EXPECT_GT(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, "NT", false, Activation::none), &cfg).cubin_bytes, 0u)
+        << cfg.to_string();
+  }
+  GemmConfig too_big{GemmKind::wgmma, 192, 256, 64, 64, 256, 3};
+  EXPECT_THROW(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, "NT", false, Activation::none), &too_big), InvalidArgument);
+}
+
 TEST(GemmCompileWgmma, NeedsTheArchSpecificTarget) {
   RuntimeOptions o;
   o.arch = "sm_90";

@@ -108,6 +108,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"wgmma:128x256x64:64x256:4", DType::bf16, MathMode::exact, "sm_90", "needs the sm_90a target"},
         BadConfig{"wgmma:128x256x64:64x256:4", DType::f32, MathMode::exact, "sm_90a", "kind wgmma needs f16, bf16 or tf32"},
         BadConfig{"wgmma:128x256x32:64x256:4", DType::bf16, MathMode::exact, "sm_90a", "BK must be 64, 128 or 256 for bf16"},
+        BadConfig{"wgmma:192x256x64:64x256:3", DType::bf16, MathMode::exact, "sm_90a", "too few for 128 accumulators"},
         BadConfig{"wgmma:128x256x16:64x256:4", DType::f32, MathMode::tf32, "sm_90a", "BK must be 32, 64 or 128 for tf32"},
         BadConfig{"wgmma:128x256x64:64x128:4", DType::bf16, MathMode::exact, "sm_90a", "WN must equal BN=256"},
         BadConfig{"wgmma:128x128x64:32x128:4", DType::f16, MathMode::exact, "sm_90a", "WM=32 must be 64 or 128"},

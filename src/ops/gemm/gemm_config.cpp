@@ -199,6 +199,11 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   if ((c.wm / 64) * (c.bn / 2) > 128)
     broken(c, fmt::format("a {}x{} warpgroup tile needs {} accumulator registers per thread, at most 128 fit", c.wm, c.wn,
                           (c.wm / 64) * (c.bn / 2)));
+  // ptxas sizes registers for the whole block (64K / threads each, whatever setmaxnreg moves later):
+  // with 3 consumers (512 threads) that is 128, and the accumulators need about 26 more besides.
+  if (const int threads = c.threads(), acc = (c.wm / 64) * (c.bn / 2); acc + 26 > 65536 / threads)
+    broken(c, fmt::format("{} threads leave ptxas {} registers per thread, too few for {} accumulators (about {} needed)", threads,
+                          65536 / threads, acc, acc + 26));
   if (c.stages < 2) broken(c, "kind wgmma needs at least 2 stages (a stage is released when the next one's MMAs start)");
   if (c.pingpong && c.wm != c.bm) broken(c, fmt::format("a ping-pong consumer computes whole tiles: WM must equal BM={}", c.bm));
   if (p.k == 0) broken(c, "kind wgmma needs K > 0 (K = 0 leaves D = beta * C + bias, which the other kinds compute)");

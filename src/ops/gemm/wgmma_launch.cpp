@@ -1,6 +1,7 @@
 #include "ops/gemm/wgmma_launch.hpp"
 
 #include "jit/driver.hpp"
+#include "util/log.hpp"
 
 #include <tilejit/error.hpp>
 
@@ -157,6 +158,8 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
                fmt::format("gemm, {} blocks per cluster", config_.cluster));
     cluster_fn_ = fn;
     max_cluster_blocks_ = static_cast<unsigned>(std::max(1, clusters) * config_.cluster);
+    util::log().debug("gemm {}: {} clusters of {} resident at once; grid {} blocks", config_.to_string(), clusters, config_.cluster,
+                      std::min(grid, max_cluster_blocks_));
   }
   lc.gridDimX = std::min(grid, max_cluster_blocks_);
   jit::check(jit::driver().cuLaunchKernelEx(&lc, fn, args, nullptr), "cuLaunchKernelEx", rt_->device_ordinal,
