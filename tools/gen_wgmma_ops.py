@@ -5,7 +5,7 @@ A wgmma.mma_async names every accumulator register of the warpgroup's 64 x N til
 so each shape's inline PTX spells out N / 2 operands; this script writes them instead of a person.
 Run it from the repository root after changing SHAPES; the output is checked in.
 """
-SHAPES = [64, 128, 192, 256]  # N of m64nNk16 (f16, bf16) and m64nNk8 (tf32)
+SHAPES = [16, 32, 64, 128, 192, 256]  # N of m64nNk16 (f16, bf16) and m64nNk8 (tf32); 16 and 32 for swapped skinny GEMMs
 TYPES = [("bf16", "bf16", 16), ("f16", "f16", 16), ("tf32", "tf32", 8)]
 
 

@@ -80,6 +80,10 @@ struct GemmConfig {
   // wgmma only: blocks per cluster, 1 or 2 (string form: an extra part "c2"). A pair of blocks takes
   // tiles one above the other and each loads half of their shared B tile into both (TMA multicast).
   int cluster = 1;
+  // wgmma only: compute D^T = B^T A^T instead (string form: an extra part "sw"), so that a decode-like
+  // M of 8-32 becomes the tile's N (BN 16 or 32) and N's thousands of rows fill the device. Needs A
+  // row-major (it becomes the K-major B operand) and no bias.
+  bool swap_ab = false;
   std::string to_string() const;
   // Parses the string form or a preset name; throws InvalidArgument naming the expected form.
   static GemmConfig parse(std::string_view text);

@@ -295,6 +295,33 @@ TEST_F(GemmGpuWgmma, ClusterOfTwo) {
   EXPECT_LE(gc.relative_error(), 1e-2);
 }
 
+TEST_F(GemmGpuWgmma, SwappedDecodeShapes) {
+  // D^T = B^T A^T with 16- or 32-wide tiles of M: M from 1 to 32, N and K with tails, both layouts
+  // with a row-major A, split-K, tf32, batches with alpha, beta (C aliasing D) and an activation, the
+  // heuristic's own pick, and a narrow N computed directly.
+  for (const char* cfg : {"wgmma:64x16x128:64x16:8:sw", "wgmma:64x32x64:64x32:8:sw", "wgmma:64x16x128:64x16:8:k3:sw"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{1, 1000, 256}, {7, 520, 1000}, {16, 4096, 2048}, {32, 136, 264}})
+      for (const char* layout : {"NT", "NN"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);
+  }
+  GemmConfig tf32 = GemmConfig::parse("wgmma:64x16x64:64x16:8:sw");
+  expect_correct(rt, shape(kMaths[1], "NT", 9, 1000, 1000), false, &tf32);
+  GemmConfig c = GemmConfig::parse("wgmma:64x16x128:64x16:8:sw");
+  GemmProblem p = shape(kMaths[2], "NT", 12, 264, 200);
+  p.batch = 2;
+  p.a.batch_stride = 12 * 200 + 8;
+  p.b.batch_stride = 200 * 264 + 8;
+  p.d.batch_stride = 12 * 264 + 8;
+  p.alpha = 0.5f;
+  p.beta = 2.0f;
+  p.c = p.d;
+  p.epilogue.activation = Activation::silu;
+  expect_correct(rt, p, false, &c);
+  expect_correct(rt, shape(kMaths[3], "NT", 16, 8192, 1024), false, nullptr);  // the heuristic swaps
+  GemmConfig narrow = GemmConfig::parse("wgmma:64x16x128:64x16:8");
+  expect_correct(rt, shape(kMaths[3], "NT", 1000, 16, 512), false, &narrow);
+}
+
 TEST_F(GemmGpuWgmma, BatchAlphaBetaBiasActivationsAndColumnMajorD) {
   GemmConfig c = GemmConfig::parse("wgmma:128x128x64:64x128:3");
   GemmProblem p = shape(kMaths[3], "NT", 96, 80, 72);

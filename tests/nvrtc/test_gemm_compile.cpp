@@ -161,6 +161,25 @@ TEST(GemmCompileWgmma, ThreeConsumersWhereTheirRegistersFit) {
   EXPECT_THROW(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, "NT", false, Activation::none), &too_big), InvalidArgument);
 }
 
+TEST(GemmCompileWgmma, SwappedDecodeShapesWithNarrowTiles) {
+  RuntimeOptions o;
+  o.arch = "sm_90a";
+  Runtime rt(o);
+  for (const char* cfg : {"wgmma:64x16x128:64x16:8:sw", "wgmma:64x32x128:64x32:8:k2:sw"})
+    for (const char* layout : {"NT", "NN"}) {
+      GemmConfig c = GemmConfig::parse(cfg);
+      GemmProblem p = stand_in(DType::bf16, MathMode::exact, layout, false, Activation::gelu);
+      p.m = 16;
+      const auto info = rt.compile_gemm(p, &c);
+      EXPECT_NE(info.program_name.find("_sw"), std::string::npos) << info.program_name;
+      EXPECT_EQ(info.program_name.find("_dtma"), std::string::npos) << info.program_name;  // D^T is column-major
+    }
+  GemmConfig tf32 = GemmConfig::parse("wgmma:64x16x64:64x16:8:sw");
+  GemmProblem p = stand_in(DType::f32, MathMode::tf32, "NT", false, Activation::none);
+  p.m = 8;
+  EXPECT_GT(rt.compile_gemm(p, &tf32).cubin_bytes, 0u);
+}
+
 TEST(GemmCompileWgmma, NeedsTheArchSpecificTarget) {
   RuntimeOptions o;
   o.arch = "sm_90";

@@ -20,6 +20,16 @@ GemmProblem problem(DType t, MathMode math = MathMode::exact, std::int64_t m = 1
   return p;
 }
 
+// What validation says of `cfg` for `p` on sm_90a: "" when it accepts it.
+std::string broken_rule(const char* cfg, const GemmProblem& p) {
+  try {
+    validate_gemm_config(GemmConfig::parse(cfg), p, "sm_90a");
+  } catch (const InvalidArgument& e) {
+    return std::string(e.what());
+  }
+  return std::string();
+}
+
 TEST(GemmConfig, ParsesAndPrints) {
   auto c = GemmConfig::parse("mma:128x64x32:32x32:1");
   EXPECT_EQ(c.kind, GemmKind::mma);
@@ -161,14 +171,7 @@ TEST(GemmConfig, SplitKIsAFifthPart) {
   EXPECT_THROW(GemmConfig::parse("wgmma:64x128x64:64x128:8:k"), InvalidArgument);
   GemmProblem p = problem(DType::bf16);
   p.b.layout = Layout::col_major;
-  auto rule = [&](const char* cfg) {
-    try {
-      validate_gemm_config(GemmConfig::parse(cfg), p, "sm_90a");
-    } catch (const InvalidArgument& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  auto rule = [&](const char* cfg) { return broken_rule(cfg, p); };
   EXPECT_EQ(rule("wgmma:64x128x64:64x128:8:k4"), "");
   EXPECT_NE(rule("wgmma:64x128x64:64x128:8:k17").find("between k1 and k16"), std::string::npos);
   EXPECT_NE(rule("mma:128x128x32:64x64:3:k2").find("kind wgmma only"), std::string::npos);
@@ -195,24 +198,16 @@ TEST(GemmConfig, ClusterIsAnExtraPart) {
   EXPECT_THROW(GemmConfig::parse("wgmma:128x256x64:64x256:4:c2:c2"), InvalidArgument);
   GemmProblem p = problem(DType::bf16);
   p.b.layout = Layout::col_major;
-  auto rule = [&](const char* cfg, const GemmProblem& q) {
-    try {
-      validate_gemm_config(GemmConfig::parse(cfg), q, "sm_90a");
-    } catch (const InvalidArgument& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
-  EXPECT_EQ(rule("wgmma:128x256x64:64x256:4:c2", p), "");
-  EXPECT_EQ(rule("wgmma:64x64x64:64x64:4:c2", p), "");
-  EXPECT_NE(rule("wgmma:128x256x64:64x256:4:c3", p).find("c1 or c2"), std::string::npos);
-  EXPECT_NE(rule("mma:128x128x32:64x64:3:c2", p).find("kind wgmma only"), std::string::npos);
-  EXPECT_NE(rule("wgmma:128x128x64:128x128:4:pp:c2", p).find("neither ping-pong"), std::string::npos);
-  EXPECT_NE(rule("wgmma:64x128x64:64x128:8:k2:c2", p).find("neither ping-pong"), std::string::npos);
+  EXPECT_EQ(broken_rule("wgmma:128x256x64:64x256:4:c2", p), "");
+  EXPECT_EQ(broken_rule("wgmma:64x64x64:64x64:4:c2", p), "");
+  EXPECT_NE(broken_rule("wgmma:128x256x64:64x256:4:c3", p).find("c1 or c2"), std::string::npos);
+  EXPECT_NE(broken_rule("mma:128x128x32:64x64:3:c2", p).find("kind wgmma only"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:128x128x64:128x128:4:pp:c2", p).find("neither ping-pong"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:64x128x64:64x128:8:k2:c2", p).find("neither ping-pong"), std::string::npos);
   GemmProblem n_major = p;
   n_major.b.layout = Layout::row_major;
-  EXPECT_NE(rule("wgmma:64x64x64:64x64:4:c2", n_major).find("multiple of 128"), std::string::npos);
-  EXPECT_EQ(rule("wgmma:64x128x64:64x128:4:c2", n_major), "");
+  EXPECT_NE(broken_rule("wgmma:64x64x64:64x64:4:c2", n_major).find("multiple of 128"), std::string::npos);
+  EXPECT_EQ(broken_rule("wgmma:64x128x64:64x128:4:c2", n_major), "");
 }
 
 TEST(GemmConfig, PresetsAreValid) {
@@ -305,10 +300,73 @@ TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
   GemmProblem tf32_nn = problem(DType::f32, MathMode::tf32, 8192, 8192, 8192);
   EXPECT_EQ(choose_gemm_config(tf32_nn, "sm_90a", 132).kind, GemmKind::mma);  // tf32 wgmma: K-major only
   GemmProblem decode = nt;
-  decode.m = 16;  // 64 tiles of 64x128 for 132 SMs: two slices of K
+  decode.m = 16;
+  decode.a.layout = Layout::col_major;  // (a row-major A swaps operands: see SwapsOperandsForDecodeShapes)
+  // 64 tiles of 64x128 for 132 SMs: two slices of K
   EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x128x64:64x128:8:k2");
   for (auto q : {nt, tf32, problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
     EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(q, "sm_90a", 132), q, "sm_90a"));
+}
+
+TEST(GemmHeuristic, SwapsOperandsForDecodeShapes) {
+  std::string why;
+  GemmProblem nt = problem(DType::bf16, MathMode::exact, 16, 8192, 8192);
+  nt.b.layout = Layout::col_major;
+  EXPECT_EQ(choose_gemm_config(nt, "sm_90a", 132, &why).to_string(), "wgmma:64x16x128:64x16:8:sw");
+  EXPECT_NE(why.find("D^T = B^T A^T"), std::string::npos) << why;
+  GemmProblem nn = nt;
+  nn.b.layout = Layout::row_major;  // B^T is then an M-major A operand: fine for f16/bf16
+  EXPECT_EQ(choose_gemm_config(nn, "sm_90a", 132).to_string(), "wgmma:64x16x128:64x16:8:sw");
+  GemmProblem m32 = nt;
+  m32.m = 32, m32.n = 4096, m32.k = 4096;  // 64 tiles of 64 rows of N: two slices of K
+  EXPECT_EQ(choose_gemm_config(m32, "sm_90a", 132).to_string(), "wgmma:64x32x128:64x32:8:k2:sw");
+  GemmProblem tf32 = nt;
+  tf32.a.dtype = tf32.b.dtype = tf32.d.dtype = DType::f32;
+  tf32.math = MathMode::tf32;
+  EXPECT_EQ(choose_gemm_config(tf32, "sm_90a", 132).to_string(), "wgmma:64x16x64:64x16:8:sw");
+  GemmProblem tn = nt;
+  tn.a.layout = Layout::col_major;  // A^T would be an N-major B operand, which needs BN >= 64
+  EXPECT_FALSE(choose_gemm_config(tn, "sm_90a", 132).swap_ab);
+  GemmProblem biased = nt;
+  biased.epilogue.bias = 1 << 20;
+  EXPECT_FALSE(choose_gemm_config(biased, "sm_90a", 132).swap_ab);
+  EXPECT_FALSE(choose_gemm_config(nt, "sm_90", 132).swap_ab);  // no wgmma without sm_90a
+  for (auto q : {nt, nn, m32, tf32, tn, biased})
+    EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(q, "sm_90a", 132), q, "sm_90a"));
+}
+
+TEST(GemmConfig, SwappedOperands) {
+  auto c = GemmConfig::parse("wgmma:64x16x128:64x16:8:sw");
+  EXPECT_TRUE(c.swap_ab);
+  EXPECT_EQ(c.to_string(), "wgmma:64x16x128:64x16:8:sw");
+  EXPECT_EQ(GemmConfig::parse("wgmma:64x32x128:64x32:8:sw:k2").to_string(), "wgmma:64x32x128:64x32:8:k2:sw");
+  GemmProblem p = problem(DType::bf16, MathMode::exact, 16, 8192, 4096);
+  p.b.layout = Layout::col_major;
+  const GemmProblem q = ops::swapped_ab(ops::normalized(p));
+  EXPECT_EQ(q.m, 8192);
+  EXPECT_EQ(q.n, 16);
+  EXPECT_EQ(q.a.ptr, p.b.ptr);
+  EXPECT_EQ(q.b.ptr, p.a.ptr);
+  EXPECT_EQ(q.a.layout, Layout::row_major);  // B^T of a column-major B
+  EXPECT_EQ(q.b.layout, Layout::col_major);  // A^T of a row-major A: K-major
+  EXPECT_EQ(q.d.layout, Layout::col_major);
+  EXPECT_EQ(q.a.ld, 4096);
+  EXPECT_EQ(q.d.ld, 8192);
+  EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8:sw", p), "");
+  GemmProblem tn = p;
+  tn.a.layout = Layout::col_major;
+  EXPECT_NE(broken_rule("wgmma:64x16x128:64x16:8:sw", tn).find("row-major A with sw"), std::string::npos);
+  GemmProblem biased = p;
+  biased.epilogue.bias = 1 << 20;
+  EXPECT_NE(broken_rule("wgmma:64x16x128:64x16:8:sw", biased).find("no bias"), std::string::npos);
+  EXPECT_NE(broken_rule("mma:64x64x32:32x32:3:sw", p).find("kind wgmma only"), std::string::npos);
+  // Narrow tiles also serve a narrow N directly, with a column-major B.
+  GemmProblem narrow = problem(DType::bf16, MathMode::exact, 8192, 16, 4096);
+  narrow.b.layout = Layout::col_major;
+  EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8", narrow), "");
+  narrow.b.layout = Layout::row_major;
+  EXPECT_NE(broken_rule("wgmma:64x16x128:64x16:8", narrow).find("column-major (K-major) B"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:64x48x64:64x48:8", narrow).find("16, 32, 64"), std::string::npos);
 }
 
 TEST(GemmVariant, CopiesFollowAlignment) {

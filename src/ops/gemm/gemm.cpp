@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -123,7 +124,7 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
   const char la = p.a.layout == Layout::row_major ? 'N' : 'T', lb = p.b.layout == Layout::row_major ? 'N' : 'T';
   r.compile.program_name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}{}", kernel, dtype_name(p.a.dtype),
                                        p.a.dtype == DType::f32 && !simt ? "tf32" : "", la, lb, c.bm, c.bn, c.bk, c.wm, c.wn,
-                                       c.stages, v.a_vec, v.b_vec, std::string(c.pingpong ? "_pp" : "") + (c.cluster > 1 ? fmt::format("_c{}", c.cluster) : "") +
+                                       c.stages, v.a_vec, v.b_vec, std::string(c.pingpong ? "_pp" : "") + (c.cluster > 1 ? fmt::format("_c{}", c.cluster) : "") + (c.swap_ab ? "_sw" : "") +
                                            (v.d_tma ? "_dtma" : ""),
                                        p.epilogue.bias ? "_bias" : "",
                                        p.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(p.epilogue.activation)));
@@ -146,7 +147,8 @@ struct GemmPlanState {
     CUfunction fn = nullptr;
   };
   std::shared_ptr<Runtime::Impl> rt;
-  GemmProblem problem;  // normalized
+  GemmProblem problem;         // normalized, as the user gave it
+  GemmProblem kernel_problem;  // what the kernel computes: `problem`, or with config.swap_ab its transpose
   GemmConfig config;
   std::string target;   // the arch kernels compile for (sm_90a for wgmma)
   int smem = 0;
@@ -158,7 +160,10 @@ struct GemmPlanState {
   std::map<std::tuple<int, int, bool>, Loaded> variants;
   std::unique_ptr<ops::WgmmaLauncher> wgmma;  // kind wgmma: operand packing and tensor maps
 
-  jit::KernelRequest request(const ops::GemmVariant& v, const std::string& arch) const { return ops::gemm_request(*rt, problem, v, arch); }
+  jit::KernelRequest request(const ops::GemmVariant& v, const std::string& arch) const {
+    return ops::gemm_request(*rt, kernel_problem, v, arch);
+  }
+  GemmProblem kernel_view(const GemmProblem& p) const { return config.swap_ab ? ops::swapped_ab(p) : p; }
   const std::string& arch() const { return target; }
 
   std::shared_ptr<jit::Kernel> kernel(const ops::GemmVariant& v, bool* compiled = nullptr) {
@@ -193,6 +198,10 @@ struct GemmPlanState {
 
 namespace {
 
+// The second half of plan creation, on the problem the kernel computes (s->kernel_problem).
+std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Runtime::Impl>& rt, std::shared_ptr<detail::GemmPlanState> s,
+                                                        const std::function<int()>& device_sms);
+
 std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runtime::Impl>& rt, const GemmProblem& in,
                                                       const GemmConfig* forced) {
   validate_gemm(in);
@@ -221,7 +230,17 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
                       layout_name(p.a.layout), layout_name(p.b.layout), s->config.to_string(), why);
   }
   s->target = s->config.kind == GemmKind::wgmma ? arch_specific : rt->arch(false);
-  validate_gemm_config(s->config, p, s->target);
+  if (s->config.swap_ab && s->config.kind != GemmKind::wgmma)
+    throw InvalidArgument(fmt::format("GEMM config {} is invalid: swapped operands (sw) exist for kind wgmma only", s->config.to_string()));
+  s->kernel_problem = s->kernel_view(s->problem);
+  // From here on, everything is about the kernel's problem.
+  return finish_gemm_plan(rt, std::move(s), device_sms);
+}
+
+std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Runtime::Impl>& rt, std::shared_ptr<detail::GemmPlanState> s,
+                                                        const std::function<int()>& device_sms) {
+  validate_gemm_config(s->config, s->problem, s->target);  // (of the user's problem; it swaps as the config says)
+  const GemmProblem& p = s->kernel_problem;
   s->smem = ops::gemm_shared_bytes(s->config, p);
   s->own = ops::gemm_variant(s->config, p);
   const GemmConfig& c = s->config;
@@ -305,6 +324,7 @@ void GemmPlan::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, C
   else if (d && s.problem.c.ptr == s.problem.d.ptr) p.c.ptr = d;
   validate_gemm(p);
   if (p.m == 0 || p.n == 0) return;
+  p = s.kernel_view(p);
   ops::GemmParams q = s.params;
   q.a = reinterpret_cast<const void*>(p.a.ptr);
   q.b = reinterpret_cast<const void*>(p.b.ptr);

@@ -19,7 +19,7 @@ constexpr GemmConfig kPuzzle33{GemmKind::mma, 128, 64, 32, 32, 32, 1};
 constexpr GemmConfig kPuzzle33Tiled{GemmKind::simt, 32, 32, 32, 1, 32, 1};
 
 [[noreturn]] void bad_config(std::string_view text, std::string_view why) {
-  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS][:pp][:cC] (e.g. mma:128x64x32:32x32:1) "
+  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS][:pp][:cC][:sw] (e.g. mma:128x64x32:32x32:1) "
                                     "with KIND simt, mma or wgmma, or a preset (puzzle33, puzzle33-tiled)",
                                     text, why));
 }
@@ -63,6 +63,7 @@ std::string GemmConfig::to_string() const {
   if (split_k != 1) out += fmt::format(":k{}", split_k);
   if (pingpong) out += ":pp";
   if (cluster != 1) out += fmt::format(":c{}", cluster);
+  if (swap_ab) out += ":sw";
   return out;
 }
 
@@ -77,8 +78,8 @@ GemmConfig GemmConfig::parse(std::string_view text) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
-  if (parts.size() < 4 || parts.size() > 7)
-    bad_config(text, "it has not four ':'-separated parts (and optional extras kS, pp and cC)");
+  if (parts.size() < 4 || parts.size() > 8)
+    bad_config(text, "it has not four ':'-separated parts (and optional extras kS, pp, cC and sw)");
   GemmConfig c;
   if (parts[0] == "simt") c.kind = GemmKind::simt;
   else if (parts[0] == "mma") c.kind = GemmKind::mma;
@@ -91,13 +92,15 @@ GemmConfig GemmConfig::parse(std::string_view text) {
   for (std::size_t i = 4; i < parts.size(); ++i) {
     if (parts[i] == "pp" && !c.pingpong) {
       c.pingpong = true;
+    } else if (parts[i] == "sw" && !c.swap_ab) {
+      c.swap_ab = true;
     } else if (parts[i].size() >= 2 && parts[i][0] == 'k' && c.split_k == 1) {
       c.split_k = numbers(text, parts[i].substr(1), 'x', 1)[0];
     } else if (parts[i].size() >= 2 && parts[i][0] == 'c' && c.cluster == 1) {
       c.cluster = numbers(text, parts[i].substr(1), 'x', 1)[0];
     } else {
       bad_config(text,
-                 fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, ping-pong pp, cluster cC, e.g. c2; each at most once)", parts[i]));
+                 fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, ping-pong pp, cluster cC, e.g. c2, swapped operands sw; each at most once)", parts[i]));
     }
   }
   return c;
@@ -125,11 +128,24 @@ void simt_lanes(const GemmConfig& c, int& lm, int& ln) {
   }
 }
 
-bool wgmma_tma_store(const GemmProblem& p) {
+bool wgmma_tma_store(const GemmConfig& c, const GemmProblem& p) {
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.d.dtype));
   const std::int64_t ld = p.d.ld ? p.d.ld : p.n;
-  return p.d.layout == Layout::row_major && p.d.ptr % 16 == 0 && (ld * es) % 16 == 0 &&
+  // The staged epilogue stores the tile in chunks of 128 bytes of columns.
+  return p.d.layout == Layout::row_major && (c.bn * es) % 128 == 0 && p.d.ptr % 16 == 0 && (ld * es) % 16 == 0 &&
          (p.batch <= 1 || ((p.d.batch_stride * es) % 16 == 0 && p.d.batch_stride >= ld * p.m));
+}
+
+GemmProblem swapped_ab(const GemmProblem& p) {
+  auto transposed = [](MatrixRef r) {
+    r.layout = r.layout == Layout::row_major ? Layout::col_major : Layout::row_major;
+    return r;
+  };
+  GemmProblem q = p;
+  q.m = p.n, q.n = p.m;
+  q.a = transposed(p.b), q.b = transposed(p.a);
+  q.c = transposed(p.c), q.d = transposed(p.d);
+  return q;
 }
 
 int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
@@ -137,7 +153,7 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   // wgmma: the stages, their full/empty barriers, two 128-byte-wide staging buffers of WM rows per
   // consumer warpgroup for TMA stores, split-K flags, and 1 KB to align everything to the swizzle period.
   if (c.kind == GemmKind::wgmma)
-    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + (wgmma_tma_store(p) ? (c.pingpong ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0) +
+    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + (wgmma_tma_store(c, p) ? (c.pingpong ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0) +
            32 + 1024;  // + the ping-pong order barriers and the split-K flags
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
   const bool tf32 = p.a.dtype == DType::f32;
@@ -150,7 +166,7 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
 
 GemmVariant gemm_variant(const GemmConfig& c, const GemmProblem& p) {
   GemmVariant v{c, 0, 0};
-  if (c.kind == GemmKind::wgmma) return {c, 16, 16, wgmma_tma_store(p)};  // TMA loads: validation requires 16-byte alignment
+  if (c.kind == GemmKind::wgmma) return {c, 16, 16, wgmma_tma_store(c, p)};  // TMA loads: validation requires 16-byte alignment
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   auto widest = [&](const MatrixRef& r, int candidates_from) {
     for (int bytes = candidates_from; bytes >= 4; bytes /= 2) {
@@ -195,7 +211,14 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   if (c.wm != 64 && c.wm != 128) broken(c, fmt::format("WM={} must be 64 or 128 (one or two m64 wgmma blocks)", c.wm));
   if (c.bm / c.wm > 3) broken(c, fmt::format("BM/WM = {} consumer warpgroups; at most 3 fit", c.bm / c.wm));
   if (c.bm > 256) broken(c, fmt::format("BM={} exceeds the 256 rows a TMA box may hold", c.bm));
-  if (c.bn % 64 != 0 || c.bn > 256) broken(c, fmt::format("BN={} must be 64, 128, 192 or 256", c.bn));
+  if (c.bn == 16 || c.bn == 32) {
+    // Narrow tiles (swapped decode shapes): B's tile is read K-major only (an N-major box is 64 wide).
+    if (p.b.layout != Layout::col_major)
+      broken(c, fmt::format("BN={} needs a column-major (K-major) B{}", c.bn, c.swap_ab ? ", i.e. a row-major A with sw" : ""));
+    if (c.cluster != 1) broken(c, fmt::format("BN={} does not split into cluster halves", c.bn));
+  } else if (c.bn % 64 != 0 || c.bn > 256) {
+    broken(c, fmt::format("BN={} must be 16, 32, 64, 128, 192 or 256", c.bn));
+  }
   if ((c.wm / 64) * (c.bn / 2) > 128)
     broken(c, fmt::format("a {}x{} warpgroup tile needs {} accumulator registers per thread, at most 128 fit", c.wm, c.wn,
                           (c.wm / 64) * (c.bn / 2)));
@@ -220,7 +243,9 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
 
 }  // namespace
 
-void validate_gemm_config(const GemmConfig& c, const GemmProblem& p, const std::string& arch) {
+void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, const std::string& arch) {
+  // With swapped operands the tiles, layouts and alignment rules are those of D^T = B^T A^T.
+  const GemmProblem p = c.swap_ab ? ops::swapped_ab(user_problem) : user_problem;
   if (c.bm <= 0 || c.bn <= 0 || c.bk <= 0 || c.wm <= 0 || c.wn <= 0) broken(c, "tile sizes must be positive");
   if (c.bm % c.wm != 0) broken(c, fmt::format("WM={} does not divide BM={}", c.wm, c.bm));
   if (c.bn % c.wn != 0) broken(c, fmt::format("WN={} does not divide BN={}", c.wn, c.bn));
@@ -233,6 +258,8 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& p, const std::
   if (c.pingpong && c.split_k != 1) broken(c, "ping-pong (pp) and split-K (kS) do not combine");
   if (c.cluster != 1 && c.cluster != 2) broken(c, fmt::format("cluster c{} must be c1 or c2", c.cluster));
   if (c.cluster != 1 && c.kind != GemmKind::wgmma) broken(c, "clusters (cC) exist for kind wgmma only");
+  if (c.swap_ab && c.kind != GemmKind::wgmma) broken(c, "swapped operands (sw) exist for kind wgmma only");
+  if (c.swap_ab && p.epilogue.bias) broken(c, "swapped operands (sw) take no bias (it would run along D^T's rows)");
   if (c.cluster != 1 && (c.pingpong || c.split_k != 1)) broken(c, "a cluster (cC) combines with neither ping-pong (pp) nor split-K (kS)");
   if (c.cluster == 2 && p.b.layout == Layout::row_major && c.bn % 128 != 0)
     broken(c, fmt::format("a cluster of 2 splits a row-major B's tile in 64-column halves: BN={} must be a multiple of 128", c.bn));
@@ -272,8 +299,31 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   const long long tiles128x256 = ((p.m + 127) / 128) * ((p.n + 255) / 256) * batches;
   std::string reason;
   GemmConfig c;
+  // Hopper, decode-like M (<= 32) with a row-major A and no bias: compute D^T = B^T A^T, where N's
+  // rows fill the device in 64-row tiles and M is a 16- or 32-wide tile (no MMA rows wasted on padding).
+  const bool wgmma_inputs = arch == "sm_90a" && !(p.a.dtype == DType::f32 && p.math == MathMode::exact);
+  if (wgmma_inputs && p.m <= 32 && p.n >= 1024 && p.k >= 256 && p.a.layout == Layout::row_major && !p.epilogue.bias &&
+      (p.a.dtype != DType::f32 || p.b.layout == Layout::col_major)) {
+    const GemmProblem q = ops::swapped_ab(p);
+    const int es = static_cast<int>(dtype_size(p.a.dtype)), bn = p.m <= 16 ? 16 : 32;
+    GemmConfig s{GemmKind::wgmma, 64, bn, 256 / es, 64, bn, 8};
+    s.swap_ab = true;
+    try {
+      validate_wgmma_config(s, q, arch);
+      if (!ops::tma_unready_reason(q, true).empty() || !ops::tma_unready_reason(q, false).empty())
+        throw InvalidArgument("an operand would need packing");
+      const long long tiles = (q.m + s.bm - 1) / s.bm * batches, ktiles = (q.k + s.bk - 1) / s.bk;
+      if (tiles * 2 <= sms && ktiles >= 8) s.split_k = static_cast<int>(std::clamp<long long>(sms / tiles, 1, std::min<long long>(4, ktiles / 4)));
+      if (why)
+        *why = fmt::format("wgmma, decode-like M={}: D^T = B^T A^T in 64x{} tiles{}", p.m, bn,
+                           s.split_k > 1 ? fmt::format(", split-K {}", s.split_k) : "");
+      return s;
+    } catch (const InvalidArgument& e) {
+      util::log().debug("GEMM heuristic: no swapped operands ({})", e.what());
+    }
+  }
   // Hopper: wgmma wherever its rules (K-major operands, TMA alignment) hold.
-  if (arch == "sm_90a" && !(p.a.dtype == DType::f32 && p.math == MathMode::exact)) {
+  if (wgmma_inputs) {
     const int bk = p.a.dtype == DType::f32 ? 32 : 64;
     if (tiles128x256 >= sms) c = {GemmKind::wgmma, 128, 256, bk, 64, 256, 4}, reason = "wgmma, large: 128x256 tiles, 2 consumer warpgroups";
     else if (tiles128 * 2 >= sms) c = {GemmKind::wgmma, 128, 128, bk, 64, 128, 4}, reason = "wgmma: 128x128 tiles, 2 consumer warpgroups";

@@ -45,7 +45,12 @@ struct GemmVariant {
 std::string tma_unready_reason(const GemmProblem& p, bool is_a);
 // Whether the wgmma kind can write D with TMA stores: D row-major, 16-byte aligned, rows and batch
 // strides multiples of 16 bytes (a batch stride also holding a whole matrix).
-bool wgmma_tma_store(const GemmProblem& p);
+bool wgmma_tma_store(const GemmConfig& c, const GemmProblem& p);
+
+// The problem the kernel computes for a plan with swapped operands: D^T = B^T A^T (M and N, A and B
+// trade places; every matrix is read as its transpose, which flips its layout and keeps its leading
+// dimension).
+GemmProblem swapped_ab(const GemmProblem& p);
 // Shared memory a configuration uses for a problem's dtype (must mirror the templates).
 int gemm_shared_bytes(const GemmConfig& cfg, const GemmProblem& p);
 // The lane layout of a SIMT warp tile: LM x LN lanes, as square as possible per thread.

@@ -201,7 +201,7 @@ const WgmmaLauncher::TensorMaps& WgmmaLauncher::tensor_maps(const MatrixRef& a, 
   else encode(&m.map_b, b, problem_.k, problem_.n, config_.bk, "B");
   GemmProblem with_d = problem_;
   with_d.d = d;
-  if (wgmma_tma_store(with_d)) encode(&m.map_d, d, problem_.m, problem_.n, config_.wm, "D");
+  if (wgmma_tma_store(config_, with_d)) encode(&m.map_d, d, problem_.m, problem_.n, config_.wm, "D");
   maps_ = m;
   return *maps_;
 }
