@@ -16,6 +16,8 @@
 //                                    epilogue runs while the other's MMAs do
 //   D_TMA                            D is written through shared memory and TMA stores (D row-major,
 //                                    16-byte aligned rows); otherwise element by element
+//   CLUSTER                          1, or 2: pairs of blocks share B tiles through TMA multicast
+//   EPILOGUE                         0, 1 or 2: which epilogue paths to compile (see store_tile_through_tma)
 // The kernel's tensor maps (made by the runtime with cuTensorMapEncodeTiled) are 3-D with the
 // contiguous dimension first and 128-byte swizzle: a K-major operand {K, rows, batch} in boxes of
 // {BK, BM or BN, 1}; an MN-major one {rows, K, batch} in boxes of {64, BK, 1}, BM / 64 or BN / 64 of
@@ -409,7 +411,9 @@ template <class Cfg> struct gemm_wgmma {
     const int barrier_id = 1 + static_cast<int>(threadIdx.x / 128);
     // Most tiles lie wholly inside D and read no C: their values need neither bounds checks nor
     // 64-bit index arithmetic (the epilogue is about a tenth of a 4096^3 GEMM's time on the H200).
-    const bool simple = m0 + WM <= p.m && n0 + BN <= p.n && p.beta == 0.f;
+    // Cfg::EPILOGUE (from the runtime, which knows the shape and beta): 0 the general path only, 1 the
+    // simple one only (every tile is inside D and beta = 0), 2 both, chosen here.
+    const bool simple = Cfg::EPILOGUE == 1 || (Cfg::EPILOGUE == 2 && m0 + WM <= p.m && n0 + BN <= p.n && p.beta == 0.f);
 #pragma unroll
     for (int cc = 0; cc < kChunks; ++cc) {
       char* buf = staging + parity * WM * 128;
