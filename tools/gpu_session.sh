@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine over a build carried from the development machine (see ../shared/device.md):
 #   tools/gpu_session.sh STEP...   (tests memcheck memcheck-gemm gemm-tests bench-elementwise bench-launch
-#                                   bench-cache bench-compile32 puzzle33 bench-gemm bench-mma wgmma-compile)
+#                                   bench-cache bench-compile32 puzzle33 bench-gemm bench-mma wgmma-compile
+#                                   verify-next)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -109,6 +110,21 @@ for what in "$@"; do
         step "compile_wgmma_$1_$2" 8 env TILEJIT_CACHE=off TILEJIT_DUMP_DIR="$dump" "$bin/tilejit" compile gemm --dtype "$1" \
           --math $math --layout "$2" --config "$3" --m 4096 --n 4096 --k 4096
         for f in "$dump"/*.cubin; do echo "$(basename "$f"): $(cuobjdump --dump-sass "$f" | grep -c HGMMA) HGMMA instructions"; done
+      done
+      ;;
+    verify-next)
+      # The work of branch wip/next (epilogue paths per kernel, swapped decode shapes, staged D), all
+      # new since the H200 last ran: correctness, memcheck, the shapes it is for, cold compiles.
+      step next_tests 12 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      step next_memcheck 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuWgmma.SwappedDecodeShapes:GemmGpuWgmma.StagesDTmaCannotWrite'
+      step next_decode 12 "$bin/tilejit" bench gemm --dtype bf16 --layout NT,NN,TN --shapes 1x8192x8192,16x8192x8192,32x8192x8192,16x4096x4096,128x8192x8192 --runs 20
+      step next_decode_k2 6 "$bin/tilejit" bench gemm --dtype bf16 --layout NT,NN --shapes 16x8192x8192 --config wgmma:64x128x64:64x128:8:k2 --runs 20
+      step next_unaligned 10 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes 4095x4095x4095,1000x1000x1000 --runs 20
+      step next_big 14 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes 4096x4096x4096,8192x8192x8192,12288x4096x4096 --runs 20
+      for spec in "bf16 NT wgmma:128x256x64:64x256:4" "bf16 NN wgmma:128x256x64:64x256:4" "f16 TT wgmma:64x128x64:64x128:8"; do
+        set -- $spec
+        step "next_compile_$1_$2" 3 env TILEJIT_CACHE=off "$bin/tilejit" compile gemm --dtype "$1" --layout "$2" --config "$3" --m 4096 --n 4096 --k 4096
       done
       ;;
     *) echo "unknown step $what" ;;

@@ -221,6 +221,37 @@ TEST_F(GemmGpuWgmma, PacksOperandsTmaCannotRead) {
   expect_correct(rt, b, true, &c);
 }
 
+TEST_F(GemmGpuWgmma, StagesDTmaCannotWrite) {
+  // A row-major D with an odd leading dimension or batch stride, large enough to be written aligned
+  // into the workspace and copied into place: bf16 and f32 D, every layout, tails, beta with C
+  // aliasing D, a batch, a plan re-pointed at a D off a 16-byte boundary.
+  GemmConfig c = GemmConfig::parse("wgmma:128x256x64:64x256:4");
+  for (const char* layout : {"NT", "NN", "TN", "TT"}) {
+    GemmProblem p = shape(kMaths[3], layout, 1000, 1000, 1000);
+    p.d.ld = 1003;
+    expect_correct(rt, p, false, &c);
+  }
+  GemmProblem f32d = shape(kMaths[3], "NT", 700, 777, 512);  // 777 f32 columns: 3108-byte rows
+  f32d.d.dtype = DType::f32;
+  expect_correct(rt, f32d, false, &c);
+  GemmProblem beta = shape(kMaths[2], "NT", 600, 1000, 300);
+  beta.d.ld = 1001;
+  beta.alpha = 0.5f;
+  beta.beta = 2.0f;
+  beta.c = beta.d;
+  beta.epilogue.activation = Activation::gelu;
+  expect_correct(rt, beta, true, &c);
+  GemmProblem batch = shape(kMaths[3], "NT", 520, 520, 256);
+  batch.batch = 2;
+  batch.d.batch_stride = 520 * 520 + 3;
+  expect_correct(rt, batch, false, &c);
+  cli::GemmCase gc(rt, shape(kMaths[3], "NT", 640, 1024, 512), false, fresh_seed());
+  GemmPlan plan = rt.plan_gemm(gc.problem, c);
+  plan.run();
+  rt.synchronize();
+  EXPECT_LE(gc.relative_error(), 1e-2);
+}
+
 TEST_F(GemmGpuWgmma, SplitK) {
   // Slices of K summed by the last block of each tile; K not a multiple of the slices, slices with no
   // K block at all, every epilogue, and launches in a row (the counters must be back at zero).

@@ -369,6 +369,28 @@ TEST(GemmConfig, SwappedOperands) {
   EXPECT_NE(broken_rule("wgmma:64x48x64:64x48:8", narrow).find("16, 32, 64"), std::string::npos);
 }
 
+TEST(GemmVariant, StagesADTmaCannotWriteWhenItPays) {
+  const auto c = GemmConfig::parse("wgmma:128x256x64:64x256:4");
+  GemmProblem p = problem(DType::bf16, MathMode::exact, 4095, 4095, 4095);
+  p.b.layout = Layout::col_major;
+  const GemmProblem n = ops::normalized(p);
+  EXPECT_FALSE(ops::wgmma_tma_store(c, n));  // 8190-byte rows
+  EXPECT_TRUE(ops::wgmma_stage_d(c, n));
+  EXPECT_TRUE(ops::gemm_variant(c, n).d_tma);
+  GemmProblem small = p;
+  small.m = small.n = 300;  // a copy of D costs more than element stores save
+  EXPECT_FALSE(ops::wgmma_stage_d(c, ops::normalized(small)));
+  EXPECT_FALSE(ops::gemm_variant(c, ops::normalized(small)).d_tma);
+  GemmProblem col = p;
+  col.d.layout = Layout::col_major;  // element stores
+  EXPECT_FALSE(ops::wgmma_stage_d(c, ops::normalized(col)));
+  GemmProblem aligned = p;
+  aligned.m = aligned.n = aligned.k = 4096;  // TMA writes D in place
+  EXPECT_FALSE(ops::wgmma_stage_d(c, ops::normalized(aligned)));
+  EXPECT_TRUE(ops::gemm_variant(c, ops::normalized(aligned)).d_tma);
+  EXPECT_GT(ops::gemm_shared_bytes(c, n), ops::gemm_shared_bytes(c, ops::normalized(small)));  // staging buffers
+}
+
 TEST(GemmVariant, CopiesFollowAlignment) {
   auto p = problem(DType::bf16);
   const auto c = GemmConfig::parse("mma:128x128x32:64x32:3");

@@ -136,6 +136,16 @@ bool wgmma_tma_store(const GemmConfig& c, const GemmProblem& p) {
          (p.batch <= 1 || ((p.d.batch_stride * es) % 16 == 0 && p.d.batch_stride >= ld * p.m));
 }
 
+bool wgmma_stage_d(const GemmConfig& c, const GemmProblem& p) {
+  if (c.kind != GemmKind::wgmma || p.d.layout != Layout::row_major || wgmma_tma_store(c, p)) return false;
+  const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.d.dtype));
+  // The staged epilogue writes whole 128-byte chunks of a tile row; the copy into place reads and
+  // writes D once more, which a large GEMM repays (4095^3: element stores of D cost more).
+  return (c.bn * es) % 128 == 0 && p.m * p.n >= 512 * 512 && p.k >= 256;
+}
+
+bool wgmma_d_tma(const GemmConfig& c, const GemmProblem& p) { return wgmma_tma_store(c, p) || wgmma_stage_d(c, p); }
+
 GemmProblem swapped_ab(const GemmProblem& p) {
   auto transposed = [](MatrixRef r) {
     r.layout = r.layout == Layout::row_major ? Layout::col_major : Layout::row_major;
@@ -153,7 +163,7 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   // wgmma: the stages, their full/empty barriers, two 128-byte-wide staging buffers of WM rows per
   // consumer warpgroup for TMA stores, split-K flags, and 1 KB to align everything to the swizzle period.
   if (c.kind == GemmKind::wgmma)
-    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + (wgmma_tma_store(c, p) ? (c.pingpong ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0) +
+    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + (wgmma_d_tma(c, p) ? (c.pingpong ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0) +
            32 + 1024;  // + the ping-pong order barriers and the split-K flags
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
   const bool tf32 = p.a.dtype == DType::f32;
@@ -166,7 +176,7 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
 
 GemmVariant gemm_variant(const GemmConfig& c, const GemmProblem& p) {
   GemmVariant v{c, 0, 0};
-  if (c.kind == GemmKind::wgmma) return {c, 16, 16, wgmma_tma_store(c, p)};  // TMA loads: validation requires 16-byte alignment
+  if (c.kind == GemmKind::wgmma) return {c, 16, 16, wgmma_d_tma(c, p)};  // TMA loads: validation requires 16-byte alignment
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   auto widest = [&](const MatrixRef& r, int candidates_from) {
     for (int bytes = candidates_from; bytes >= 4; bytes /= 2) {

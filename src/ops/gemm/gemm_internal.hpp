@@ -46,6 +46,11 @@ std::string tma_unready_reason(const GemmProblem& p, bool is_a);
 // Whether the wgmma kind can write D with TMA stores: D row-major, 16-byte aligned, rows and batch
 // strides multiples of 16 bytes (a batch stride also holding a whole matrix).
 bool wgmma_tma_store(const GemmConfig& c, const GemmProblem& p);
+// Whether a row-major D that TMA cannot write in place (a leading dimension such as 4095, an odd
+// pointer) is written into an aligned workspace by TMA and then copied into place.
+bool wgmma_stage_d(const GemmConfig& c, const GemmProblem& p);
+// D through the staged TMA epilogue: in place or through the workspace.
+bool wgmma_d_tma(const GemmConfig& c, const GemmProblem& p);
 
 // The problem the kernel computes for a plan with swapped operands: D^T = B^T A^T (M and N, A and B
 // trade places; every matrix is read as its transpose, which flips its layout and keeps its leading

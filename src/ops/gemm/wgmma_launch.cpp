@@ -61,29 +61,45 @@ MatrixRef WgmmaLauncher::pack(const MatrixRef& r, bool is_a, std::size_t offset,
   packed.ld = (width + 16 / es - 1) / (16 / es) * (16 / es);
   packed.batch_stride = packed.ld * lines;
   packed.ptr = workspace_ + offset;
-  if (!pack_fn_) {
+  MatrixRef src = r;
+  if (!src.ld) src.ld = width;
+  copy_lines(src, packed, true, stream, lines, width, is_a ? "packing GEMM operand A for TMA" : "packing GEMM operand B for TMA");
+  return packed;
+}
+
+std::int64_t WgmmaLauncher::aligned_ld(const MatrixRef& d, std::int64_t n) {
+  const std::int64_t per16 = 16 / static_cast<std::int64_t>(dtype_size(d.dtype));
+  return (n + per16 - 1) / per16 * per16;
+}
+
+void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, bool pack, CUstream stream, std::int64_t lines,
+                               std::int64_t width, const char* what) {
+  if (lines < 0) lines = problem_.m, width = problem_.n, what = "copying the staged GEMM output D into place";
+  const int es = static_cast<int>(dtype_size(from.dtype));
+  CUfunction& fn = copy_fns_[pack ? 0 : 1][es == 4 ? 1 : 0];
+  if (!fn) {
+    const char* kernel = pack ? "pack" : "unpack";
     jit::KernelRequest req;
     req.family = "gemm_pack";
     req.arch = rt_->arch(false);
-    req.compile.program_name = fmt::format("gemm_pack_{}", es * 8);
+    req.compile.program_name = fmt::format("gemm_{}_{}", kernel, es * 8);
     req.compile.entry_template = "gemm_pack.cuh";
     req.compile.source = "#include \"gemm_pack.cuh\"\n";
-    req.compile.name_expression = fmt::format("tilejit::pack_matrix_kernel<{}>", es);
+    req.compile.name_expression = fmt::format("tilejit::copy_matrix_kernel<{}, {}>", es, pack);
     req.compile.options = rt_->compiler.options(req.arch);
     req.dtypes = fmt::format("{}-byte elements", es);
     req.config = "threads=256";
-    pack_kernel_ = rt_->cache.get(req);
-    pack_fn_ = pack_kernel_->function(rt_->device_ordinal);
+    copy_kernels_.push_back(rt_->cache.get(req));
+    fn = copy_kernels_.back()->function(rt_->device_ordinal);
   }
-  PackParams q{reinterpret_cast<const void*>(r.ptr), reinterpret_cast<void*>(packed.ptr), width, lines, r.ld ? r.ld : width,
-               packed.ld, r.batch_stride, packed.batch_stride, problem_.batch};
+  PackParams q{reinterpret_cast<const void*>(from.ptr), reinterpret_cast<void*>(to.ptr), width, lines, from.ld,
+               to.ld, from.batch_stride, to.batch_stride, problem_.batch};
   void* args[] = {&q};
   const std::int64_t per_block = 256 * (16 / es);  // elements a block moves per pass over a line
   const unsigned grid_x = static_cast<unsigned>(std::clamp<std::int64_t>((width + per_block - 1) / per_block, 1, 64));
   const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>(lines * problem_.batch, 1, 65535));
-  jit::check(jit::driver().cuLaunchKernel(pack_fn_, grid_x, grid_y, 1, 256, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel",
-             rt_->device_ordinal, fmt::format("packing GEMM operand {} for TMA", is_a ? "A" : "B"));
-  return packed;
+  jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, 1, 256, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel",
+             rt_->device_ordinal, what);
 }
 
 void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, CUstream stream) {
@@ -93,7 +109,9 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
   p.b.ptr = reinterpret_cast<CUdeviceptr>(q.b);
   p.d.ptr = reinterpret_cast<CUdeviceptr>(q.d);
   const bool pack_a = !tma_unready_reason(p, true).empty(), pack_b = !tma_unready_reason(p, false).empty();
-  if (pack_a || pack_b) {
+  const bool stage_d = wgmma_stage_d(config_, p);
+  const MatrixRef user_d = p.d;
+  if (pack_a || pack_b || stage_d) {
     auto bytes_of = [&](bool is_a) -> std::size_t {
       std::int64_t lines = 0, width = 0;
       line_shape(p, is_a, lines, width);
@@ -101,7 +119,11 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
       const std::int64_t ld = (width + 16 / es - 1) / (16 / es) * (16 / es);
       return static_cast<std::size_t>((ld * lines * p.batch * es + 255) / 256 * 256);
     };
-    const std::size_t a_bytes = pack_a ? bytes_of(true) : 0, need = a_bytes + (pack_b ? bytes_of(false) : 0);
+    const std::size_t a_bytes = pack_a ? bytes_of(true) : 0, b_bytes = pack_b ? bytes_of(false) : 0;
+    const std::size_t d_bytes = stage_d ? static_cast<std::size_t>((aligned_ld(p.d, p.n) * p.m * p.batch *
+                                                                    static_cast<std::int64_t>(dtype_size(p.d.dtype)) + 255) / 256 * 256)
+                                        : 0;
+    const std::size_t need = a_bytes + b_bytes + d_bytes;
     if (need > workspace_bytes_) {
       if (workspace_) {
         // A workspace in use by kernels queued earlier must not be freed under them.
@@ -115,8 +137,17 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
     }
     if (pack_a) p.a = pack(p.a, true, 0, stream);
     if (pack_b) p.b = pack(p.b, false, a_bytes, stream);
+    if (stage_d) {
+      // D is written aligned into the workspace (through TMA) and copied into place after the GEMM.
+      p.d.ld = aligned_ld(p.d, p.n);
+      p.d.batch_stride = p.d.ld * p.m;
+      p.d.ptr = workspace_ + a_bytes + b_bytes;
+    }
   }
   GemmParams params = q;
+  params.d = reinterpret_cast<void*>(p.d.ptr);
+  params.ldd = p.d.ld;
+  params.stride_d = p.d.batch_stride;
   if (config_.split_k > 1) {
     if (!split_k_workspace_) {
       // Partial tiles of every (tile, slice), then one counter per (tile, consumer warpgroup), zero
@@ -136,6 +167,7 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
   if (config_.cluster == 1) {
     jit::check(jit::driver().cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
                "cuLaunchKernel", rt_->device_ordinal, "gemm");
+    if (stage_d) copy_lines(p.d, user_d, false, stream);
     return;
   }
   CUlaunchAttribute attr{};
@@ -164,6 +196,7 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
   lc.gridDimX = std::min(grid, max_cluster_blocks_);
   jit::check(jit::driver().cuLaunchKernelEx(&lc, fn, args, nullptr), "cuLaunchKernelEx", rt_->device_ordinal,
              fmt::format("gemm, {} blocks per cluster", config_.cluster));
+  if (stage_d) copy_lines(p.d, user_d, false, stream);
 }
 
 // A matrix whose rows are contiguous (rows x cols, leading dimension ld) as a 3-D tensor {cols,
