@@ -113,7 +113,8 @@ for what in "$@"; do
       done
       ;;
     verify-next)
-      # The work of branch wip/next (epilogue paths per kernel, swapped decode shapes, staged D), all
+      # The work of branch wip/next (epilogue paths per kernel, swapped decode shapes, staged D, the
+      # mma.sync interior epilogue), all
       # new since the H200 last ran: correctness, memcheck, the shapes it is for, cold compiles.
       step next_tests 12 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
       step next_memcheck 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
@@ -126,6 +127,17 @@ for what in "$@"; do
         set -- $spec
         step "next_compile_$1_$2" 3 env TILEJIT_CACHE=off "$bin/tilejit" compile gemm --dtype "$1" --layout "$2" --config "$3" --m 4096 --n 4096 --k 4096
       done
+      # mma.sync (issue 4) with the interior-tile epilogue, against main's templates where they were
+      # carried: on the development machine, before the run,
+      #   mkdir -p .cache-gpu/tpl_main && git archive main kernels_templates | tar -x -C .cache-gpu/tpl_main --strip-components=1
+      for dt in bf16 f16; do
+        step "next_mma_$dt" 6 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT --shapes 4096x4096x4096,8192x8192x8192 \
+          --config mma:128x256x32:64x64:4 --runs 20
+        [ -d "$root/.cache-gpu/tpl_main" ] && step "next_mma_${dt}_main" 6 env TILEJIT_TEMPLATE_DIR="$root/.cache-gpu/tpl_main" \
+          "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT --shapes 4096x4096x4096,8192x8192x8192 --config mma:128x256x32:64x64:4 --runs 20
+      done
+      step next_mma_tf32 4 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --layout NN,NT --shapes 4096x4096x4096 \
+        --config mma:128x128x32:64x64:3 --runs 10
       ;;
     *) echo "unknown step $what" ;;
   esac
