@@ -11,6 +11,8 @@
 //   A_ROW, B_ROW, C_ROW, D_ROW       layouts: A row-major and B column-major are K-major; the others
 //                                    (M-major A, N-major B) are read transposed (f16/bf16 only)
 //   HAS_BIAS, ACT                    epilogue
+//   KHALVES                          two consumer warpgroups compute each whole tile (WM = BM), one the
+//                                    even K blocks, one the odd, added through shared memory
 //   PINGPONG                         two consumer warpgroups take turns: each computes whole BM x BN
 //                                    tiles (WM = BM), every other tile of the block, so that one's
 //                                    epilogue runs while the other's MMAs do
@@ -105,9 +107,13 @@ template <class Cfg> struct gemm_wgmma {
   static constexpr int kCluster = Cfg::CLUSTER;
   static_assert(kCluster == 1 || (kCluster == 2 && !kPingpong), "gemm_wgmma: clusters of 1 or 2 blocks, not with ping-pong");
   static_assert(kCluster == 1 || (Cfg::B_ROW ? BN % 128 == 0 : BN % 16 == 0), "gemm_wgmma: a cluster splits B's tile in halves");
-  static constexpr int kConsumers = kPingpong ? 2 : BM / WM;
+  // K halves: two consumer warpgroups compute the same whole tile (WM = BM), one the even K blocks and
+  // one the odd, and add up through shared memory: two MMA chains per block where a small problem
+  // has too few tiles to give each SM two.
+  static constexpr bool kKHalves = Cfg::KHALVES;
+  static constexpr int kConsumers = kPingpong || kKHalves ? 2 : BM / WM;
   // Rows of a tile that consumer c computes start at c * kConsumerRowStep.
-  static constexpr int kConsumerRowStep = kPingpong ? 0 : WM;
+  static constexpr int kConsumerRowStep = kPingpong || kKHalves ? 0 : WM;
   static constexpr int kMmaM = WM / 64;  // m64 blocks per consumer warpgroup
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kTileABytes = BM * BK * int(sizeof(T));
@@ -120,7 +126,11 @@ template <class Cfg> struct gemm_wgmma {
   using TD = typename Cfg::TD;
   static constexpr int kChunkCols = 128 / int(sizeof(TD));
   static constexpr int kChunks = BN / kChunkCols;
-  static constexpr int kStagingBytes = Cfg::D_TMA ? kConsumers * 2 * WM * 128 : 0;
+  static constexpr int kDStagingBytes = Cfg::D_TMA ? kConsumers * 2 * WM * 128 : 0;
+  // K halves: the second consumer's accumulators pass through the same region (the first's TMA
+  // stores are done reading it by then).
+  static constexpr int kReduceBytes = kKHalves ? WM * BN * 4 : 0;
+  static constexpr int kStagingBytes = kDStagingBytes > kReduceBytes ? kDStagingBytes : kReduceBytes;
   // Registers move from the producer, which needs few, to the consumers' accumulators: with
   // 384 threads, 128 x 40 + 256 x 232 fits the 64K register file.
   static constexpr int kProducerRegs = 40;
@@ -139,6 +149,7 @@ template <class Cfg> struct gemm_wgmma {
   static_assert(WM == 64 || WM == 128, "gemm_wgmma: WM is 64 or 128 (one or two m64 wgmma blocks)");
   static_assert(BM % WM == 0 && kConsumers >= 1 && kConsumers <= 3, "gemm_wgmma: BM / WM consumer warpgroups, 1 to 3");
   static_assert(!kPingpong || WM == BM, "gemm_wgmma: a ping-pong consumer computes the whole tile (WM = BM)");
+  static_assert(!kKHalves || (WM == BM && !kPingpong && kCluster == 1), "gemm_wgmma: K halves take whole tiles (WM = BM), alone");
   static_assert((BN % 64 == 0 && BN <= 256) || ((BN == 16 || BN == 32) && B_K && kCluster == 1),
                 "gemm_wgmma: BN is 64, 128, 192 or 256, or 16 or 32 with a K-major B (swapped decode shapes)");
   static_assert(!Cfg::D_TMA || kChunks >= 1, "gemm_wgmma: TMA stores of D take whole 128-byte chunks of a tile row");
@@ -240,6 +251,33 @@ template <class Cfg> struct gemm_wgmma {
     return true;
   }
 
+  // K halves: consumer 1 hands its accumulators to consumer 0 through `region` (in the order each
+  // thread holds them, so the two threads of a pair hold the same outputs) and returns true; consumer 0
+  // adds them and returns false (it writes D). The region doubles as consumer 0's D staging, whose
+  // TMA stores must be done reading it first.
+  __device__ __forceinline__ static bool add_odd_half(float (&acc)[kMmaM][kAccRegs], char* region, int consumer) {
+    constexpr int kBarrier = 6;  // ids 0 (__syncthreads) and 1 + warpgroup (epilogue) are taken
+    auto* half = reinterpret_cast<float*>(region);
+    const int t = threadIdx.x % 128;
+    if constexpr (Cfg::D_TMA) {
+      if (consumer == 0 && t == 0) sm90::bulk_wait_group_read<0>();
+    }
+    sm90::named_barrier_sync(kBarrier, 256);
+    if (consumer == 1) {
+#pragma unroll
+      for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+        for (int r = 0; r < kAccRegs; ++r) half[(mi * kAccRegs + r) * 128 + t] = acc[mi][r];
+    }
+    sm90::named_barrier_sync(kBarrier, 256);
+    if (consumer == 1) return true;
+#pragma unroll
+    for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+      for (int r = 0; r < kAccRegs; ++r) acc[mi][r] += half[(mi * kAccRegs + r) * 128 + t];
+    return false;
+  }
+
   // Output (r, c) and (r, c + 1) of this consumer's rows, computed and packed as D's dtype.
   struct output_pair {
     TD x, y;
@@ -268,7 +306,7 @@ template <class Cfg> struct gemm_wgmma {
         sm90::mbarrier_init(&full[s], 1);                 // the producer's arrive + the TMA bytes
         // One arrive per warp of each consumer that reads the stage (ping-pong: its tile's owner only).
         // With a cluster, the partner's consumers too: its producer writes half of B into this stage.
-        sm90::mbarrier_init(&empty[s], kPingpong ? 4 : kConsumers * 4 * kCluster);
+        sm90::mbarrier_init(&empty[s], kPingpong || kKHalves ? 4 : kConsumers * 4 * kCluster);
       }
       if constexpr (kPingpong) {
         sm90::mbarrier_init(&order[0], 1);
@@ -336,7 +374,14 @@ template <class Cfg> struct gemm_wgmma {
 #pragma unroll
         for (int r = 0; r < kAccRegs; ++r) acc[mi][r] = 0.f;
       int held = -1;  // the stage whose wgmmas may still be reading it
-      for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
+      for (int kb = tile.kb_begin + (kKHalves ? consumer : 0); kb < tile.kb_end; kb += kKHalves ? 2 : 1) {
+        if constexpr (kKHalves) {
+          // Every other K block of the tile; the producer filled the ring tile after tile (K halves
+          // never split K across blocks, so every tile has all ktiles blocks).
+          const long long pos = static_cast<long long>(local) * ktiles + kb;
+          ring.stage = static_cast<int>(pos % STAGES);
+          ring.phase = static_cast<unsigned>((pos / STAGES) & 1);
+        }
         sm90::mbarrier_wait(&full[ring.stage], ring.phase);
         sm90::wgmma_fence();
         const char* sa = smem + ring.stage * kStageBytes;
@@ -365,6 +410,9 @@ template <class Cfg> struct gemm_wgmma {
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) sm90::accumulator_fence(acc[mi]);
       if (p.split_k > 1 && !reduce_split_k(p, tile, acc, last_flag, consumer, warp, lane)) continue;
+      if constexpr (kKHalves) {
+        if (add_odd_half(acc, staging, consumer)) continue;  // the odd half's consumer is done with the tile
+      }
       if (kCluster > 1 && !tile.real(p)) continue;
 
       // Accumulator layout of an m64nN wgmma: warp w holds rows 16w..16w+15; per 8 columns j, a

@@ -114,11 +114,16 @@ for what in "$@"; do
       ;;
     verify-next)
       # The work of branch wip/next (epilogue paths per kernel, swapped decode shapes, staged D, the
-      # mma.sync interior epilogue), all
+      # mma.sync interior epilogue, K halves), all
       # new since the H200 last ran: correctness, memcheck, the shapes it is for, cold compiles.
       step next_tests 12 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
       step next_memcheck 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
-        --gtest_filter='GemmGpuWgmma.SwappedDecodeShapes:GemmGpuWgmma.StagesDTmaCannotWrite'
+        --gtest_filter='GemmGpuWgmma.SwappedDecodeShapes:GemmGpuWgmma.StagesDTmaCannotWrite:GemmGpuWgmma.KHalves'
+      # K halves (kh) against the default tiles where tiles are fewer than SMs
+      for cfg in wgmma:64x128x64:64x128:8 wgmma:64x128x64:64x128:8:kh wgmma:64x256x64:64x256:4:kh; do
+        step "next_kh_${cfg//:/_}" 10 "$bin/tilejit" bench gemm --dtype bf16 --layout NT,NN,TN --shapes 1000x1000x1000,1024x1024x1024,128x8192x8192,16x8192x8192 \
+          --config $cfg --runs 20
+      done
       step next_decode 12 "$bin/tilejit" bench gemm --dtype bf16 --layout NT,NN,TN --shapes 1x8192x8192,16x8192x8192,32x8192x8192,16x4096x4096,128x8192x8192 --runs 20
       step next_decode_k2 6 "$bin/tilejit" bench gemm --dtype bf16 --layout NT,NN --shapes 16x8192x8192 --config wgmma:64x128x64:64x128:8:k2 --runs 20
       step next_unaligned 10 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes 4095x4095x4095,1000x1000x1000 --runs 20

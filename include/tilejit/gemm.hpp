@@ -84,11 +84,15 @@ struct GemmConfig {
   // M of 8-32 becomes the tile's N (BN 16 or 32) and N's thousands of rows fill the device. Needs A
   // row-major (it becomes the K-major B operand) and no bias.
   bool swap_ab = false;
+  // wgmma only: two consumer warpgroups compute each whole tile (WM = BM), one the even K blocks and
+  // one the odd, and add up in shared memory (string form: an extra part "kh"); for problems with
+  // fewer tiles than SMs, where one MMA chain per SM leaves the tensor cores waiting.
+  bool k_halves = false;
   std::string to_string() const;
   // Parses the string form or a preset name; throws InvalidArgument naming the expected form.
   static GemmConfig parse(std::string_view text);
   int threads() const noexcept {
-    if (kind == GemmKind::wgmma) return (pingpong ? 3 : bm / wm + 1) * 128;
+    if (kind == GemmKind::wgmma) return (pingpong || k_halves ? 3 : bm / wm + 1) * 128;
     return (bm / wm) * (bn / wn) * 32;
   }
   friend bool operator==(const GemmConfig&, const GemmConfig&) = default;

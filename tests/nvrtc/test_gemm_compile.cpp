@@ -180,6 +180,21 @@ TEST(GemmCompileWgmma, SwappedDecodeShapesWithNarrowTiles) {
   EXPECT_GT(rt.compile_gemm(p, &tf32).cubin_bytes, 0u);
 }
 
+TEST(GemmCompileWgmma, KHalves) {
+  RuntimeOptions o;
+  o.arch = "sm_90a";
+  Runtime rt(o);
+  GemmConfig c = GemmConfig::parse("wgmma:64x128x64:64x128:8:kh");
+  for (const char* layout : {"NT", "NN", "TT"})
+    EXPECT_NE(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, layout, true, Activation::relu), &c).program_name.find("_kh"),
+              std::string::npos);
+  GemmProblem col_d = stand_in(DType::f16, MathMode::exact, "NT", false, Activation::none);
+  col_d.d.layout = Layout::col_major;  // element stores: the shared region holds the accumulators only
+  EXPECT_GT(rt.compile_gemm(col_d, &c).cubin_bytes, 0u);
+  GemmConfig tf32 = GemmConfig::parse("wgmma:64x128x32:64x128:8:kh");
+  EXPECT_GT(rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, "NT", false, Activation::none), &tf32).cubin_bytes, 0u);
+}
+
 TEST(GemmCompileWgmma, NeedsTheArchSpecificTarget) {
   RuntimeOptions o;
   o.arch = "sm_90";

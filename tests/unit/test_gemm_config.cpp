@@ -391,6 +391,28 @@ TEST(GemmVariant, StagesADTmaCannotWriteWhenItPays) {
   EXPECT_GT(ops::gemm_shared_bytes(c, n), ops::gemm_shared_bytes(c, ops::normalized(small)));  // staging buffers
 }
 
+TEST(GemmConfig, KHalves) {
+  auto c = GemmConfig::parse("wgmma:64x128x64:64x128:8:kh");
+  EXPECT_TRUE(c.k_halves);
+  EXPECT_EQ(c.to_string(), "wgmma:64x128x64:64x128:8:kh");
+  EXPECT_EQ(c.threads(), 384);  // a producer and two consumers of the same tile
+  GemmProblem p = problem(DType::bf16, MathMode::exact, 1000, 1000, 1000);
+  p.b.layout = Layout::col_major;
+  EXPECT_EQ(broken_rule("wgmma:64x128x64:64x128:8:kh", p), "");
+  EXPECT_NE(broken_rule("wgmma:128x128x64:64x128:4:kh", p).find("WM must equal BM"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:64x128x64:64x128:8:k2:kh", p).find("K halves (kh) combine with neither"), std::string::npos);
+  EXPECT_NE(broken_rule("mma:64x128x32:32x64:3:kh", p).find("kind wgmma only"), std::string::npos);
+  // The second consumer's 64 x 128 accumulators (32 KB) pass through the D staging region, which is
+  // as large: the same shared memory as two consumers of 64 rows each; without TMA stores of D the
+  // region is there for the accumulators alone.
+  const GemmProblem n = ops::normalized(p);
+  EXPECT_EQ(ops::gemm_shared_bytes(c, n), ops::gemm_shared_bytes(GemmConfig::parse("wgmma:128x128x64:64x128:8"), n) -
+                                              8 * 64 * 64 * 2);
+  GemmProblem col_d = p;
+  col_d.d.layout = Layout::col_major;
+  EXPECT_EQ(ops::gemm_shared_bytes(c, ops::normalized(col_d)), ops::gemm_shared_bytes(c, n));
+}
+
 TEST(GemmVariant, CopiesFollowAlignment) {
   auto p = problem(DType::bf16);
   const auto c = GemmConfig::parse("mma:128x128x32:64x32:3");

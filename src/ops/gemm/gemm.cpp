@@ -117,12 +117,13 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
       "  static constexpr bool PINGPONG = {};\n"
       "  static constexpr int CLUSTER = {};\n"
       "  static constexpr int EPILOGUE = {};\n"
+      "  static constexpr bool KHALVES = {};\n"
       "}};\n"
       "}}  // namespace tilejit_gen\n",
       kernel, c.to_string(), kernel, device_type(p.a.dtype), device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype),
       device_type(p.epilogue.bias_dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln, p.a.layout == Layout::row_major,
       p.b.layout == Layout::row_major, p.c.layout == Layout::row_major, p.d.layout == Layout::row_major, v.a_vec, v.b_vec,
-      p.epilogue.bias != 0, static_cast<int>(p.epilogue.activation), v.d_tma, c.pingpong, c.cluster, epilogue);
+      p.epilogue.bias != 0, static_cast<int>(p.epilogue.activation), v.d_tma, c.pingpong, c.cluster, epilogue, c.k_halves);
   jit::KernelRequest r;
   r.family = "gemm";
   r.arch = arch;
@@ -130,7 +131,7 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
   r.compile.program_name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}{}", kernel, dtype_name(p.a.dtype),
                                        p.a.dtype == DType::f32 && !simt ? "tf32" : "", la, lb, c.bm, c.bn, c.bk, c.wm, c.wn,
                                        c.stages, v.a_vec, v.b_vec, std::string(c.pingpong ? "_pp" : "") + (c.cluster > 1 ? fmt::format("_c{}", c.cluster) : "") +
-                                           (c.swap_ab ? "_sw" : "") +
+                                           (c.swap_ab ? "_sw" : "") + (c.k_halves ? "_kh" : "") +
                                            (c.kind == GemmKind::wgmma ? fmt::format("_e{}", epilogue) : "") +
                                            (v.d_tma ? "_dtma" : ""),
                                        p.epilogue.bias ? "_bias" : "",

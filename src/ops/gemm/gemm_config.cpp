@@ -19,7 +19,7 @@ constexpr GemmConfig kPuzzle33{GemmKind::mma, 128, 64, 32, 32, 32, 1};
 constexpr GemmConfig kPuzzle33Tiled{GemmKind::simt, 32, 32, 32, 1, 32, 1};
 
 [[noreturn]] void bad_config(std::string_view text, std::string_view why) {
-  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS][:pp][:cC][:sw] (e.g. mma:128x64x32:32x32:1) "
+  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS][:pp][:cC][:sw][:kh] (e.g. mma:128x64x32:32x32:1) "
                                     "with KIND simt, mma or wgmma, or a preset (puzzle33, puzzle33-tiled)",
                                     text, why));
 }
@@ -64,6 +64,7 @@ std::string GemmConfig::to_string() const {
   if (pingpong) out += ":pp";
   if (cluster != 1) out += fmt::format(":c{}", cluster);
   if (swap_ab) out += ":sw";
+  if (k_halves) out += ":kh";
   return out;
 }
 
@@ -78,8 +79,8 @@ GemmConfig GemmConfig::parse(std::string_view text) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
-  if (parts.size() < 4 || parts.size() > 8)
-    bad_config(text, "it has not four ':'-separated parts (and optional extras kS, pp, cC and sw)");
+  if (parts.size() < 4 || parts.size() > 9)
+    bad_config(text, "it has not four ':'-separated parts (and optional extras kS, pp, cC, sw and kh)");
   GemmConfig c;
   if (parts[0] == "simt") c.kind = GemmKind::simt;
   else if (parts[0] == "mma") c.kind = GemmKind::mma;
@@ -94,13 +95,15 @@ GemmConfig GemmConfig::parse(std::string_view text) {
       c.pingpong = true;
     } else if (parts[i] == "sw" && !c.swap_ab) {
       c.swap_ab = true;
+    } else if (parts[i] == "kh" && !c.k_halves) {
+      c.k_halves = true;
     } else if (parts[i].size() >= 2 && parts[i][0] == 'k' && c.split_k == 1) {
       c.split_k = numbers(text, parts[i].substr(1), 'x', 1)[0];
     } else if (parts[i].size() >= 2 && parts[i][0] == 'c' && c.cluster == 1) {
       c.cluster = numbers(text, parts[i].substr(1), 'x', 1)[0];
     } else {
       bad_config(text,
-                 fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, ping-pong pp, cluster cC, e.g. c2, swapped operands sw; each at most once)", parts[i]));
+                 fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, ping-pong pp, cluster cC, e.g. c2, swapped operands sw, K halves kh; each at most once)", parts[i]));
     }
   }
   return c;
@@ -163,7 +166,9 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   // wgmma: the stages, their full/empty barriers, two 128-byte-wide staging buffers of WM rows per
   // consumer warpgroup for TMA stores, split-K flags, and 1 KB to align everything to the swizzle period.
   if (c.kind == GemmKind::wgmma)
-    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) + (wgmma_d_tma(c, p) ? (c.pingpong ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0) +
+    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) +
+           std::max(wgmma_d_tma(c, p) ? (c.pingpong || c.k_halves ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0,
+                    c.k_halves ? c.wm * c.bn * 4 : 0) +  // K halves: one consumer's accumulators pass through it
            32 + 1024;  // + the ping-pong order barriers and the split-K flags
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
   const bool tf32 = p.a.dtype == DType::f32;
@@ -239,6 +244,7 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
                           65536 / threads, acc, acc + 26));
   if (c.stages < 2) broken(c, "kind wgmma needs at least 2 stages (a stage is released when the next one's MMAs start)");
   if (c.pingpong && c.wm != c.bm) broken(c, fmt::format("a ping-pong consumer computes whole tiles: WM must equal BM={}", c.bm));
+  if (c.k_halves && c.wm != c.bm) broken(c, fmt::format("K halves (kh) compute whole tiles in each consumer: WM must equal BM={}", c.bm));
   if (p.k == 0) broken(c, "kind wgmma needs K > 0 (K = 0 leaves D = beta * C + bias, which the other kinds compute)");
   const long long tiles = ((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn) * std::max<std::int64_t>(1, p.batch);
   if (tiles > std::numeric_limits<int>::max())
@@ -269,6 +275,9 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
   if (c.cluster != 1 && c.cluster != 2) broken(c, fmt::format("cluster c{} must be c1 or c2", c.cluster));
   if (c.cluster != 1 && c.kind != GemmKind::wgmma) broken(c, "clusters (cC) exist for kind wgmma only");
   if (c.swap_ab && c.kind != GemmKind::wgmma) broken(c, "swapped operands (sw) exist for kind wgmma only");
+  if (c.k_halves && c.kind != GemmKind::wgmma) broken(c, "K halves (kh) exist for kind wgmma only");
+  if (c.k_halves && (c.pingpong || c.split_k != 1 || c.cluster != 1))
+    broken(c, "K halves (kh) combine with neither ping-pong (pp), split-K (kS) nor clusters (cC)");
   if (c.swap_ab && p.epilogue.bias) broken(c, "swapped operands (sw) take no bias (it would run along D^T's rows)");
   if (c.cluster != 1 && (c.pingpong || c.split_k != 1)) broken(c, "a cluster (cC) combines with neither ping-pong (pp) nor split-K (kS)");
   if (c.cluster == 2 && p.b.layout == Layout::row_major && c.bn % 128 != 0)
