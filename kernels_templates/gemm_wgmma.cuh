@@ -450,6 +450,24 @@ template <class Cfg> struct gemm_wgmma {
     return {convert_to<TD>(v0), convert_to<TD>(v1)};
   }
 
+  // Chunk cc's output pairs into the swizzled staging buffer `buf`: value_pair(row, j, a0, a1) gives
+  // the pair of fragment j at tile row `row`; rows row and row + 8 share their swizzle phase (row & 7),
+  // so they lie 8 rows of 128 bytes apart.
+  template <class ValuePair>
+  __device__ __forceinline__ static void fill_chunk(char* buf, const float (&acc)[kMmaM][kAccRegs], int cc, int warp, int g, int t,
+                                                    const ValuePair& value_pair) {
+#pragma unroll
+    for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+      for (int jj = 0; jj < kChunkCols / 8; ++jj) {
+        const int j = cc * (kChunkCols / 8) + jj;
+        const int row = mi * 64 + warp * 16 + g, byte = (jj * 8 + 2 * t) * int(sizeof(TD));
+        char* at = buf + sm90::swizzle128_offset(row, byte);
+        *reinterpret_cast<output_pair*>(at) = value_pair(row, j, acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]);
+        *reinterpret_cast<output_pair*>(at + 8 * 128) = value_pair(row + 8, j, acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]);
+      }
+  }
+
   // One consumer's WM x BN outputs: chunk by chunk into the staging buffers, each chunk sent by one
   // thread's TMA store while the warpgroup fills the other buffer.
   __device__ __forceinline__ static void store_tile_through_tma(const gemm_params& p, const sm90::tensor_map* map_d, char* staging,
@@ -469,37 +487,17 @@ template <class Cfg> struct gemm_wgmma {
       if (issuer) sm90::bulk_wait_group_read<1>();
       sm90::named_barrier_sync(barrier_id, 128);
       if (simple) {
-#pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-          for (int jj = 0; jj < kChunkCols / 8; ++jj) {
-            const int j = cc * (kChunkCols / 8) + jj;
-            const int row = mi * 64 + warp * 16 + g, byte = (jj * 8 + 2 * t) * int(sizeof(TD));
-            float b0 = 0.f, b1 = 0.f;
-            if constexpr (Cfg::HAS_BIAS) {
-              const auto* bias = static_cast<const typename Cfg::TBias*>(p.bias) + n0 + j * 8 + 2 * t;
-              b0 = static_cast<float>(to_compute(bias[0])), b1 = static_cast<float>(to_compute(bias[1]));
-            }
-            // Rows r and r + 8 share their swizzle phase (r & 7): 8 rows of 128 bytes apart.
-            char* at = buf + sm90::swizzle128_offset(row, byte);
-            *reinterpret_cast<output_pair*>(at) = {convert_to<TD>(activate<Cfg::ACT>(p.alpha * acc[mi][j * 4 + 0] + b0)),
-                                                   convert_to<TD>(activate<Cfg::ACT>(p.alpha * acc[mi][j * 4 + 1] + b1))};
-            *reinterpret_cast<output_pair*>(at + 8 * 128) = {convert_to<TD>(activate<Cfg::ACT>(p.alpha * acc[mi][j * 4 + 2] + b0)),
-                                                             convert_to<TD>(activate<Cfg::ACT>(p.alpha * acc[mi][j * 4 + 3] + b1))};
+        fill_chunk(buf, acc, cc, warp, g, t, [&](int, int j, float a0, float a1) {
+          float b0 = 0.f, b1 = 0.f;
+          if constexpr (Cfg::HAS_BIAS) {
+            const auto* bias = static_cast<const typename Cfg::TBias*>(p.bias) + n0 + j * 8 + 2 * t;
+            b0 = static_cast<float>(to_compute(bias[0])), b1 = static_cast<float>(to_compute(bias[1]));
           }
+          return output_pair{convert_to<TD>(activate<Cfg::ACT>(p.alpha * a0 + b0)), convert_to<TD>(activate<Cfg::ACT>(p.alpha * a1 + b1))};
+        });
       } else {
-#pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-          for (int jj = 0; jj < kChunkCols / 8; ++jj) {
-            const int j = cc * (kChunkCols / 8) + jj;
-            const int row = mi * 64 + warp * 16 + g, byte = (jj * 8 + 2 * t) * int(sizeof(TD));
-            const long long c = n0 + j * 8 + 2 * t;
-            *reinterpret_cast<output_pair*>(buf + sm90::swizzle128_offset(row, byte)) =
-                pair_at(p, batch, m0 + row, c, acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]);
-            *reinterpret_cast<output_pair*>(buf + sm90::swizzle128_offset(row + 8, byte)) =
-                pair_at(p, batch, m0 + row + 8, c, acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]);
-          }
+        fill_chunk(buf, acc, cc, warp, g, t,
+                   [&](int row, int j, float a0, float a1) { return pair_at(p, batch, m0 + row, n0 + j * 8 + 2 * t, a0, a1); });
       }
       sm90::fence_proxy_async_shared();
       sm90::named_barrier_sync(barrier_id, 128);
