@@ -141,6 +141,7 @@ for what in "$@"; do
         [ -d "$root/.cache-gpu/tpl_main" ] && step "next_mma_${dt}_main" 6 env TILEJIT_TEMPLATE_DIR="$root/.cache-gpu/tpl_main" \
           "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT --shapes 4096x4096x4096,8192x8192x8192 --config mma:128x256x32:64x64:4 --runs 20
       done
+      step next_launch_gemm 8 "$bin/tilejit" bench launch --gemm --launches 10000
       step next_mma_tf32 4 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --layout NN,NT --shapes 4096x4096x4096 \
         --config mma:128x128x32:64x64:3 --runs 10
       ;;

@@ -1,6 +1,7 @@
 // `tilejit bench launch` (host overhead of a launch from the memory cache against a bare
 // cuLaunchKernel of the same function) and `tilejit bench compile` (cold NVRTC compile times).
 #include "commands.hpp"
+#include "gemm_case.hpp"
 
 #include "jit/driver.hpp"
 #include "ops/elementwise/codegen.hpp"
@@ -13,6 +14,10 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <vector>
+#include <string>
+#include <optional>
+#include <functional>
 
 namespace tilejit::cli {
 namespace {
@@ -28,7 +33,7 @@ Stats summarize(std::vector<double> v) {
   return {v[v.size() / 2], mean, v[v.size() / 10], v[v.size() * 9 / 10]};
 }
 
-int bench_launch(int launches) {
+int bench_launch(int launches, bool gemm) {
   Runtime rt;
   if (!require_device(rt, "bench launch")) return kExitFailure;
   const auto& api = jit::driver();
@@ -53,41 +58,49 @@ int bench_launch(int launches) {
 
   const CUdeviceptr ins[] = {x.ptr(), y.ptr()};
   const CUdeviceptr outs[] = {z.ptr()};
-  auto bare = [&] { jit::check(api.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel"); };
-  auto planned = [&] { plan.run(std::span<const CUdeviceptr>(ins), std::span<const CUdeviceptr>(outs), n); };
-  auto runtime_call = [&] { rt.elementwise(op, std::span<const CUdeviceptr>(ins), std::span<const CUdeviceptr>(outs), n); };
+  std::vector<std::pair<std::string, std::function<void()>>> kinds = {
+      {"bare cuLaunchKernel", [&] { jit::check(api.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel"); }},
+      {"ElementwisePlan::run", [&] { plan.run(std::span<const CUdeviceptr>(ins), std::span<const CUdeviceptr>(outs), n); }},
+      {"Runtime::elementwise", [&] { rt.elementwise(op, std::span<const CUdeviceptr>(ins), std::span<const CUdeviceptr>(outs), n); }},
+  };
+  // GEMM: one 128x128x64 bf16 tile (NT), through its plan and through Runtime::gemm (signature hash,
+  // plan lookup); on Hopper the wgmma kind, whose launch also passes three tensor maps.
+  std::optional<GemmCase> gemm_case;
+  std::optional<GemmPlan> gemm_plan;
+  if (gemm) {
+    GemmProblem shape;
+    shape.m = shape.n = 128, shape.k = 64;
+    shape.a = {0, DType::bf16, Layout::row_major};
+    shape.b = {0, DType::bf16, Layout::col_major};
+    shape.d = {0, DType::bf16, Layout::row_major};
+    gemm_case.emplace(rt, shape, false, 7);
+    gemm_plan.emplace(rt.plan_gemm(gemm_case->problem));
+    gemm_plan->run();
+    rt.synchronize();
+    kinds.emplace_back(fmt::format("GemmPlan::run ({})", gemm_plan->config().to_string()), [&] { gemm_plan->run(); });
+    kinds.emplace_back("Runtime::gemm", [&] { rt.gemm(gemm_case->problem); });
+  }
 
-  // Interleaved rounds so that clock or load drift hits all three alike; the stream is drained
+  // Interleaved rounds so that clock or load drift hits every kind alike; the stream is drained
   // (untimed) between rounds so the launch queue never fills and every timing is host work only.
-  std::vector<double> t_bare, t_plan, t_rt;
+  std::vector<std::vector<double>> times(kinds.size());
   const int kRound = 250;
   for (int done = 0; done < launches; done += kRound) {
-    for (int i = 0; i < kRound; ++i) {
-      auto t0 = Clock::now();
-      bare();
-      t_bare.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      for (int i = 0; i < kRound; ++i) {
+        auto t0 = Clock::now();
+        kinds[k].second();
+        times[k].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+      }
+      jit::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
     }
-    jit::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
-    for (int i = 0; i < kRound; ++i) {
-      auto t0 = Clock::now();
-      planned();
-      t_plan.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-    }
-    jit::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
-    for (int i = 0; i < kRound; ++i) {
-      auto t0 = Clock::now();
-      runtime_call();
-      t_rt.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-    }
-    jit::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
   }
   fmt::print("host time per launch over {} launches each (us): median / mean / p10 / p90, overhead = median - bare median\n",
-             t_bare.size());
-  Stats b = summarize(t_bare);
-  for (auto [name, v] : {std::pair{"bare cuLaunchKernel", &t_bare}, std::pair{"ElementwisePlan::run", &t_plan},
-                         std::pair{"Runtime::elementwise", &t_rt}}) {
-    Stats s = summarize(*v);
-    fmt::print("{:<22} {:7.3f} {:7.3f} {:7.3f} {:7.3f}  overhead {:+.3f}\n", name, s.median_us, s.mean_us, s.p10_us, s.p90_us,
+             times[0].size());
+  Stats b = summarize(times[0]);
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    Stats s = summarize(times[k]);
+    fmt::print("{:<22} {:7.3f} {:7.3f} {:7.3f} {:7.3f}  overhead {:+.3f}\n", kinds[k].first, s.median_us, s.mean_us, s.p10_us, s.p90_us,
                s.median_us - b.median_us);
   }
   return 0;
@@ -211,9 +224,11 @@ int bench_cold_call() {
 void register_bench(CLI::App& bench_app, Action& action) {
   CLI::App* bench = &bench_app;
   auto launches = std::make_shared<int>(10000);
+  auto gemm = std::make_shared<bool>(false);
   CLI::App* launch = bench->add_subcommand("launch", "Host time of a launch from the memory cache vs a bare cuLaunchKernel");
   launch->add_option("--launches", *launches, "Launches of each kind");
-  launch->callback([&action, launches] { action = [launches] { return bench_launch(*launches); }; });
+  launch->add_flag("--gemm", *gemm, "Also a GEMM plan's and Runtime::gemm's launches (the bare launch stays the elementwise one)");
+  launch->callback([&action, launches, gemm] { action = [launches, gemm] { return bench_launch(*launches, *gemm); }; });
   auto arch = std::make_shared<std::string>("sm_90a");
   CLI::App* compile = bench->add_subcommand("compile", "Cold and warm NVRTC compile times of elementwise kernels");
   compile->add_option("--arch", *arch, "Target architecture");
