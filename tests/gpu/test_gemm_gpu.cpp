@@ -249,7 +249,7 @@ TEST_F(GemmGpuWgmma, PacksOperandsTmaCannotRead) {
 TEST_F(GemmGpuWgmma, StagesDTmaCannotWrite) {
   // A row-major D with an odd leading dimension or batch stride, large enough to be written aligned
   // into the workspace and copied into place: bf16 and f32 D, every layout, tails, beta with C
-  // aliasing D, a batch, a plan re-pointed at a D off a 16-byte boundary.
+  // aliasing D, a batch, launches in a row.
   GemmConfig c = GemmConfig::parse("wgmma:128x256x64:64x256:4");
   for (const char* layout : {"NT", "NN", "TN", "TT"}) {
     GemmProblem p = shape(kMaths[3], layout, 1000, 1000, 1000);
@@ -270,11 +270,9 @@ TEST_F(GemmGpuWgmma, StagesDTmaCannotWrite) {
   batch.batch = 2;
   batch.d.batch_stride = 520 * 520 + 3;
   expect_correct(rt, batch, false, &c);
-  cli::GemmCase gc(rt, shape(kMaths[3], "NT", 640, 1024, 512), false, fresh_seed());
-  GemmPlan plan = rt.plan_gemm(gc.problem, c);
-  plan.run();
-  rt.synchronize();
-  EXPECT_LE(gc.relative_error(), 1e-2);
+  GemmProblem again = shape(kMaths[3], "NT", 640, 1024, 512);
+  again.d.ld = 1027;
+  expect_correct_in_a_row(rt, again, c);  // the staged D's workspace serves launch after launch
 }
 
 TEST_F(GemmGpuWgmma, KHalves) {
