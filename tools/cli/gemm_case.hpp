@@ -18,6 +18,9 @@ class GemmCase {
   GemmProblem problem;
   // Writes 0xFF (NaN) over D, or D's initial values when C aliases D.
   void reset_output();
+  // Replaces D's contents (the bytes of problem.d's allocation), e.g. with a D computed elsewhere.
+  void set_output(const void* host, std::size_t bytes) { dd_.upload(host, bytes); }
+  std::size_t output_bytes() const { return dd_.bytes(); }
   // ||D - ref|| / ||ref|| over every output (when at most max_samples) or max_samples sampled ones
   // plus the last row and column; +inf on NaN or Inf.
   double relative_error(std::size_t max_samples = 1 << 16);
