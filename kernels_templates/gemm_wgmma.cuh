@@ -19,7 +19,7 @@
 //   D_TMA                            D is written through shared memory and TMA stores (D row-major,
 //                                    16-byte aligned rows); otherwise element by element
 //   CLUSTER                          1, or 2: pairs of blocks share B tiles through TMA multicast
-//   EPILOGUE                         0, 1 or 2: which epilogue paths to compile (see store_tile_through_tma)
+//   EPILOGUE                         1: D_TMA's epilogue without C (beta = 0), 0: the general one (see store_tile_through_tma)
 // The kernel's tensor maps (made by the runtime with cuTensorMapEncodeTiled) are 3-D with the
 // contiguous dimension first and 128-byte swizzle: a K-major operand {K, rows, batch} in boxes of
 // {BK, BM or BN, 1}; an MN-major one {rows, K, batch} in boxes of {64, BK, 1}, BM / 64 or BN / 64 of
@@ -49,7 +49,9 @@ template <> struct wgmma_input<float> {  // f32 inputs as tf32
 };
 
 // The work units of one persistent block, in the order its producer and consumers all walk them: an
-// output tile and, with split-K, one slice of K blocks [kb_begin, kb_end) of it.
+// output tile and, for the tiles from p.whole_tiles on, one of p.split_k slices of its K blocks
+// [kb_begin, kb_end). Split-K splits every tile (whole_tiles = 0); a tail split only the tiles of the
+// grid's last, partial wave, whose slices then fill every SM.
 // With a cluster of two blocks, the pair walks units of two tiles one above the other, (2i, n) for
 // rank 0 and (2i + 1, n) for rank 1, which share their tile of B; the second may lie below the
 // matrix (odd tiles_m): that block still loads its half of B for its partner and stores nothing.
@@ -59,7 +61,7 @@ template <int Cluster> struct persistent_tiles {
   int tile = 0, split = 0, kb_begin = 0, kb_end = 0;  // tile: index among all tiles of all batches
   __device__ __forceinline__ persistent_tiles(const gemm_params& p, int ktiles, int cluster_rank)
       : index(static_cast<int>(blockIdx.x) / Cluster),
-        count(pairs_m(p) * p.tiles_n * p.batch * p.split_k),
+        count(p.whole_tiles + (pairs_m(p) * p.tiles_n * p.batch - p.whole_tiles) * p.split_k),
         per_batch(pairs_m(p) * p.tiles_n),
         tiles(pairs_m(p) * p.tiles_n * p.batch),
         rank(cluster_rank) {
@@ -69,21 +71,27 @@ template <int Cluster> struct persistent_tiles {
   __device__ __forceinline__ bool valid() const { return index < count; }
   // False for the phantom tile below the matrix that a cluster's second block may get.
   __device__ __forceinline__ bool real(const gemm_params& p) const { return tile_m < p.tiles_m; }
+  __device__ __forceinline__ bool is_split(const gemm_params& p) const { return p.split_k > 1 && tile >= p.whole_tiles; }
   __device__ __forceinline__ void advance(const gemm_params& p, int ktiles) {
     index += static_cast<int>(gridDim.x) / Cluster;
     locate(p, ktiles);
   }
   __device__ __forceinline__ void locate(const gemm_params& p, int ktiles) {
     if (index >= count) return;
-    // Slice-major: the blocks running at the same time hold different tiles of one slice.
-    split = index / tiles;
-    tile = index % tiles;
+    if (index < p.whole_tiles) {
+      split = 0, tile = index, kb_begin = 0, kb_end = ktiles;
+    } else {
+      // Slice-major: the blocks running at the same time hold different tiles of one slice.
+      const int split_tiles = tiles - p.whole_tiles;
+      split = (index - p.whole_tiles) / split_tiles;
+      tile = p.whole_tiles + (index - p.whole_tiles) % split_tiles;
+      const int per_split = (ktiles + p.split_k - 1) / p.split_k;
+      kb_begin = min(ktiles, split * per_split);
+      kb_end = min(ktiles, kb_begin + per_split);
+    }
     batch = tile / per_batch;
     tile_coords<8>(tile % per_batch, pairs_m(p), p.tiles_n, tile_m, tile_n);
     tile_m = tile_m * Cluster + rank;
-    const int per_split = (ktiles + p.split_k - 1) / p.split_k;
-    kb_begin = min(ktiles, split * per_split);
-    kb_end = min(ktiles, kb_begin + per_split);
   }
 };
 
@@ -212,8 +220,9 @@ template <class Cfg> struct gemm_wgmma {
                                                         float (&acc)[kMmaM][kAccRegs], volatile int* last_flag, int consumer,
                                                         int warp, int lane) {
     float* partials = static_cast<float*>(p.workspace);
-    int* counters = reinterpret_cast<int*>(partials + static_cast<long long>(tile.tiles) * p.split_k * BM * BN);
-    auto slice = [&](int s) { return partials + (static_cast<long long>(tile.tile) * p.split_k + s) * BM * BN + consumer * WM * BN; };
+    const int split_tiles = tile.tiles - p.whole_tiles, index = tile.tile - p.whole_tiles;
+    int* counters = reinterpret_cast<int*>(partials + static_cast<long long>(split_tiles) * p.split_k * BM * BN);
+    auto slice = [&](int s) { return partials + (static_cast<long long>(index) * p.split_k + s) * BM * BN + consumer * WM * BN; };
     const int g = lane >> 2, t = lane & 3;
     float* mine = slice(tile.split);
 #pragma unroll
@@ -227,7 +236,7 @@ template <class Cfg> struct gemm_wgmma {
     __threadfence();  // the partial is visible device-wide before it is counted
     const int barrier_id = 1 + static_cast<int>(threadIdx.x / 128);
     sm90::named_barrier_sync(barrier_id, 128);
-    int* counter = counters + tile.tile * kConsumers + consumer;
+    int* counter = counters + index * kConsumers + consumer;
     if (threadIdx.x % 128 == 0) last_flag[consumer] = atomicAdd(counter, 1) == p.split_k - 1;
     sm90::named_barrier_sync(barrier_id, 128);
     const bool last = last_flag[consumer] != 0;
@@ -409,7 +418,7 @@ template <class Cfg> struct gemm_wgmma {
       if (held >= 0 && lane == 0) release_stage(&empty[held]);
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) sm90::accumulator_fence(acc[mi]);
-      if (p.split_k > 1 && !reduce_split_k(p, tile, acc, last_flag, consumer, warp, lane)) continue;
+      if (tile.is_split(p) && !reduce_split_k(p, tile, acc, last_flag, consumer, warp, lane)) continue;
       if constexpr (kKHalves) {
         if (add_odd_half(acc, staging, consumer)) continue;  // the odd half's consumer is done with the tile
       }
@@ -475,23 +484,26 @@ template <class Cfg> struct gemm_wgmma {
                                                                 int batch, int& parity, int warp, int g, int t) {
     const bool issuer = threadIdx.x % 128 == 0;
     const int barrier_id = 1 + static_cast<int>(threadIdx.x / 128);
-    // Most tiles lie wholly inside D and read no C: their values need neither bounds checks nor
-    // 64-bit index arithmetic (the epilogue is about a tenth of a 4096^3 GEMM's time on the H200).
-    // Cfg::EPILOGUE (from the runtime, which knows the shape and beta): 0 the general path only, 1 the
-    // simple one only (every tile is inside D and beta = 0), 2 both, chosen here.
-    const bool simple = Cfg::EPILOGUE == 1 || (Cfg::EPILOGUE == 2 && m0 + WM <= p.m && n0 + BN <= p.n && p.beta == 0.f);
+    // Without C, the values need neither bounds checks nor 64-bit index arithmetic: the TMA store
+    // drops whatever falls outside D (the epilogue is about a tenth of a 4096^3 GEMM's time on the
+    // H200). Cfg::EPILOGUE (from the runtime, which knows beta): 1 the simple path (beta = 0), 0 the
+    // general one; each kernel compiles only its own.
+    constexpr bool simple = Cfg::EPILOGUE == 1;
 #pragma unroll
     for (int cc = 0; cc < kChunks; ++cc) {
       char* buf = staging + parity * WM * 128;
       // The store that last read this buffer (two chunks ago) must be done with it.
       if (issuer) sm90::bulk_wait_group_read<1>();
       sm90::named_barrier_sync(barrier_id, 128);
-      if (simple) {
+      if constexpr (simple) {
         fill_chunk(buf, acc, cc, warp, g, t, [&](int, int j, float a0, float a1) {
           float b0 = 0.f, b1 = 0.f;
           if constexpr (Cfg::HAS_BIAS) {
-            const auto* bias = static_cast<const typename Cfg::TBias*>(p.bias) + n0 + j * 8 + 2 * t;
-            b0 = static_cast<float>(to_compute(bias[0])), b1 = static_cast<float>(to_compute(bias[1]));
+            // The bias is n long: columns past D's edge (dropped by the store) must not read it.
+            const long long col = n0 + j * 8 + 2 * t;
+            const auto* bias = static_cast<const typename Cfg::TBias*>(p.bias) + col;
+            if (col < p.n) b0 = static_cast<float>(to_compute(bias[0]));
+            if (col + 1 < p.n) b1 = static_cast<float>(to_compute(bias[1]));
           }
           return output_pair{convert_to<TD>(activate<Cfg::ACT>(p.alpha * a0 + b0)), convert_to<TD>(activate<Cfg::ACT>(p.alpha * a1 + b1))};
         });

@@ -74,6 +74,10 @@ struct GemmConfig {
   // wgmma only: K is cut into split_k slices computed by different blocks and summed by the last of
   // them (string form: a fifth part "kS", e.g. "wgmma:64x128x64:64x128:8:k2").
   int split_k = 1;
+  // wgmma only: the tiles of the last, partial wave of the persistent grid are cut into tail_split
+  // slices of K each, summed like split-K, so that every SM ends at about the same time (string form:
+  // an extra part "tS", e.g. "wgmma:128x256x64:64x256:4:t3"); the other tiles run whole.
+  int tail_split = 1;
   // wgmma only: two consumer warpgroups take turns on whole tiles (WM = BM), one's epilogue hiding
   // behind the other's MMAs (string form: a fifth part "pp", e.g. "wgmma:128x128x64:128x128:4:pp").
   bool pingpong = false;

@@ -19,10 +19,12 @@ struct gemm_params {
   long long stride_a, stride_b, stride_c, stride_d;  // elements between the matrices of a batch
   float alpha, beta;
   int tiles_m, tiles_n;  // tile counts (the grid is tiles_m * tiles_n blocks per batch, or persistent)
-  int batch, split_k;  // split_k: slices of K (wgmma)
-  void* workspace;     // split-K partial tiles, then one arrival counter per (tile, consumer warpgroup)
+  int batch, split_k;  // split_k: slices of K (wgmma) of each tile from whole_tiles on
+  int whole_tiles;     // wgmma: tiles [0, whole_tiles) (of all batches, in walking order) are not split
+  int reserved;
+  void* workspace;     // partial tiles of the split tiles, then one arrival counter per (split tile, consumer warpgroup)
 };
-static_assert(sizeof(gemm_params) == 160, "gemm_params must match tilejit::ops::GemmParams on the host");
+static_assert(sizeof(gemm_params) == 168, "gemm_params must match tilejit::ops::GemmParams on the host");
 
 enum gemm_activation { act_none = 0, act_relu = 1, act_gelu = 2, act_silu = 3 };
 

@@ -45,16 +45,18 @@ void expect_correct(Runtime& rt, GemmProblem p, bool bias = false, const GemmCon
 
 // f16, NN, a batch of 3 with padded strides, alpha, beta with C aliasing D, relu (and a bias where the
 // caller asks): the whole epilogue on 16-byte-aligned operands.
-GemmProblem batched_with_epilogue() {
-  GemmProblem p = shape(kMaths[2], "NN", 200, 256, 136);
-  p.batch = 3;
-  p.a.batch_stride = 200 * 136 + 8;
-  p.b.batch_stride = 136 * 256 + 64;
-  p.d.batch_stride = 200 * 256 + 8;
-  p.alpha = 0.75f;
-  p.beta = 0.5f;
+// f16 batches with gaps between the matrices, alpha, beta with C aliasing D, and an activation.
+GemmProblem batched_with_epilogue(const std::string& layout = "NN", std::int64_t M = 200, std::int64_t N = 256, std::int64_t K = 136,
+                                  std::int64_t batch = 3, float alpha = 0.75f, float beta = 0.5f, Activation act = Activation::relu) {
+  GemmProblem p = shape(kMaths[2], layout, M, N, K);
+  p.batch = batch;
+  p.a.batch_stride = M * K + 8;
+  p.b.batch_stride = K * N + 64;
+  p.d.batch_stride = M * N + 8;
+  p.alpha = alpha;
+  p.beta = beta;
   p.c = p.d;
-  p.epilogue.activation = Activation::relu;
+  p.epilogue.activation = act;
   return p;
 }
 
@@ -316,17 +318,21 @@ TEST_F(GemmGpuWgmma, SplitK) {
       for (const char* layout : {"NT", "NN"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);
   }
   GemmConfig c = GemmConfig::parse("wgmma:64x128x64:64x128:8:k2");
-  GemmProblem p = shape(kMaths[2], "NT", 40, 384, 2048);
-  p.batch = 2;
-  p.a.batch_stride = 40 * 2048 + 8;
-  p.b.batch_stride = 2048 * 384 + 8;
-  p.d.batch_stride = 40 * 384 + 8;
-  p.alpha = 0.5f;
-  p.beta = 2.0f;
-  p.c = p.d;
-  p.epilogue.activation = Activation::gelu;
-  expect_correct(rt, p, true, &c);
+  expect_correct(rt, batched_with_epilogue("NT", 40, 384, 2048, 2, 0.5f, 2.0f, Activation::gelu), true, &c);
   expect_correct_in_a_row(rt, shape(kMaths[3], "NT", 16, 2048, 8192), c);
+}
+
+TEST_F(GemmGpuWgmma, TailSplit) {
+  // The last partial wave's tiles cut into K slices: more tiles than SMs with a remainder (256, 135
+  // and 4 x 72 tiles of 64x64 or 128x128), tiles on D's edges, slices with no K block (K = 64),
+  // batches, beta with C aliasing D, and launches in a row (the counters must be back at zero).
+  for (const char* cfg : {"wgmma:64x64x64:64x64:4:t2", "wgmma:64x64x64:64x64:4:t3", "wgmma:128x128x64:64x128:4:t4"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{1000, 1000, 1000}, {1920, 1152, 520}, {1001, 1030, 64}})
+      for (const char* layout : {"NT", "NN", "TT"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);
+    expect_correct(rt, batched_with_epilogue("NT", 520, 560, 1000, 4, 0.5f, 2.0f), true, &c);
+    expect_correct_in_a_row(rt, shape(kMaths[3], "NT", 1000, 1000, 2048), c);
+  }
 }
 
 TEST_F(GemmGpuWgmma, PingPong) {

@@ -413,6 +413,22 @@ TEST(GemmConfig, KHalves) {
   EXPECT_EQ(ops::gemm_shared_bytes(c, ops::normalized(col_d)), ops::gemm_shared_bytes(c, n));
 }
 
+TEST(GemmConfig, TailSplit) {
+  auto c = GemmConfig::parse("wgmma:128x256x64:64x256:4:t3");
+  EXPECT_EQ(c.tail_split, 3);
+  EXPECT_EQ(c.to_string(), "wgmma:128x256x64:64x256:4:t3");
+  GemmProblem p = problem(DType::bf16, MathMode::exact, 12288, 4096, 4096);
+  p.b.layout = Layout::col_major;
+  EXPECT_EQ(broken_rule("wgmma:128x256x64:64x256:4:t3", p), "");
+  EXPECT_NE(broken_rule("wgmma:128x256x64:64x256:4:t9", p).find("between t1 and t8"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:128x256x64:64x256:4:k2:t3", p).find("tail split (tS) combines with neither"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:128x128x64:128x128:4:pp:t2", p).find("tail split (tS) combines with neither"), std::string::npos);
+  EXPECT_NE(broken_rule("mma:128x128x32:64x64:3:t2", p).find("kind wgmma only"), std::string::npos);
+  EXPECT_THROW(GemmConfig::parse("wgmma:128x256x64:64x256:4:t2:t3"), InvalidArgument);
+  // Measured slower on the H200: the heuristic never picks it.
+  EXPECT_EQ(choose_gemm_config(p, "sm_90a", 132).tail_split, 1);
+}
+
 TEST(GemmVariant, CopiesFollowAlignment) {
   auto p = problem(DType::bf16);
   const auto c = GemmConfig::parse("mma:128x128x32:64x32:3");

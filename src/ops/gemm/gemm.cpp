@@ -97,10 +97,10 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
   int lm = 0, ln = 0;
   if (simt) simt_lanes(c, lm, ln);
   const std::string kernel = simt ? "gemm_simt" : c.kind == GemmKind::mma ? "gemm_mma" : "gemm_wgmma";
-  // wgmma epilogue code (see gemm_wgmma.cuh): 0 the general path only (C is read), 1 the fast path
-  // only (every tile lies inside D, no C), 2 both, chosen per tile. One path compiles in about half
-  // the time of two.
-  const int epilogue = c.kind != GemmKind::wgmma || p.beta != 0.f ? 0 : p.m % c.bm == 0 && p.n % c.bn == 0 ? 1 : 2;
+  // The wgmma epilogue for a D written by TMA stores (see gemm_wgmma.cuh) compiles one of two paths:
+  // 1 without C (beta = 0; TMA drops what falls outside D, so tiles on D's edge take it too), else 0.
+  // One path compiles in about half the time of two.
+  const int epilogue = c.kind == GemmKind::wgmma && v.d_tma && p.beta == 0.f ? 1 : 0;
   const std::string source = fmt::format(
       "// tilejit gemm {} {}\n"
       "#include \"{}.cuh\"\n\n"
@@ -253,11 +253,19 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Ru
   s->own = ops::gemm_variant(s->config, p);
   const GemmConfig& c = s->config;
   const long long tiles_m = (p.m + c.bm - 1) / c.bm, tiles_n = (p.n + c.bn - 1) / c.bn;
+  long long whole_tiles = 0;
+  int split = c.split_k;
   if (c.kind == GemmKind::wgmma) {
     // Persistent: one block per SM (its shared memory allows no more) walks tiles of every batch.
     // A cluster of 2 takes pairs of tiles; the launcher lowers the grid to the clusters that fit at once.
-    const long long units = (tiles_m + c.cluster - 1) / c.cluster * tiles_n * p.batch * c.split_k;
-    s->grid_x = static_cast<unsigned>(std::clamp<long long>(units, 1, device_sms() / c.cluster) * c.cluster);
+    const long long tiles = (tiles_m + c.cluster - 1) / c.cluster * tiles_n * p.batch, sms = device_sms();
+    if (c.tail_split > 1) {
+      // Tiles of the full waves run whole; those of the last, partial wave are split.
+      whole_tiles = tiles > sms ? tiles - tiles % sms : 0;
+      split = whole_tiles == tiles ? 1 : c.tail_split;
+    }
+    const long long units = whole_tiles + (tiles - whole_tiles) * split;
+    s->grid_x = static_cast<unsigned>(std::clamp<long long>(units, 1, sms / c.cluster) * c.cluster);
     s->grid_y = 1;
     s->wgmma = std::make_unique<ops::WgmmaLauncher>(rt, p, c);
   } else {
@@ -277,7 +285,8 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Ru
   q.alpha = p.alpha, q.beta = p.beta;
   q.tiles_m = static_cast<int>(tiles_m), q.tiles_n = static_cast<int>(tiles_n);
   q.batch = static_cast<int>(p.batch);
-  q.split_k = c.split_k;
+  q.split_k = split;
+  q.whole_tiles = static_cast<int>(whole_tiles);
   q.workspace = nullptr;  // split-K: set by the wgmma launcher
   return s;
 }

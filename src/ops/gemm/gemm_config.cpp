@@ -61,6 +61,7 @@ std::string GemmConfig::to_string() const {
   const char* name = kind == GemmKind::simt ? "simt" : kind == GemmKind::mma ? "mma" : "wgmma";
   std::string out = fmt::format("{}:{}x{}x{}:{}x{}:{}", name, bm, bn, bk, wm, wn, stages);
   if (split_k != 1) out += fmt::format(":k{}", split_k);
+  if (tail_split != 1) out += fmt::format(":t{}", tail_split);
   if (pingpong) out += ":pp";
   if (cluster != 1) out += fmt::format(":c{}", cluster);
   if (swap_ab) out += ":sw";
@@ -80,7 +81,7 @@ GemmConfig GemmConfig::parse(std::string_view text) {
     start = end + 1;
   }
   if (parts.size() < 4 || parts.size() > 9)
-    bad_config(text, "it has not four ':'-separated parts (and optional extras kS, pp, cC, sw and kh)");
+    bad_config(text, "it has not four ':'-separated parts (and optional extras kS, tS, pp, cC, sw and kh)");
   GemmConfig c;
   if (parts[0] == "simt") c.kind = GemmKind::simt;
   else if (parts[0] == "mma") c.kind = GemmKind::mma;
@@ -99,11 +100,13 @@ GemmConfig GemmConfig::parse(std::string_view text) {
       c.k_halves = true;
     } else if (parts[i].size() >= 2 && parts[i][0] == 'k' && c.split_k == 1) {
       c.split_k = numbers(text, parts[i].substr(1), 'x', 1)[0];
+    } else if (parts[i].size() >= 2 && parts[i][0] == 't' && c.tail_split == 1) {
+      c.tail_split = numbers(text, parts[i].substr(1), 'x', 1)[0];
     } else if (parts[i].size() >= 2 && parts[i][0] == 'c' && c.cluster == 1) {
       c.cluster = numbers(text, parts[i].substr(1), 'x', 1)[0];
     } else {
       bad_config(text,
-                 fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, ping-pong pp, cluster cC, e.g. c2, swapped operands sw, K halves kh; each at most once)", parts[i]));
+                 fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, tail split tS, e.g. t3, ping-pong pp, cluster cC, e.g. c2, swapped operands sw, K halves kh; each at most once)", parts[i]));
     }
   }
   return c;
@@ -143,7 +146,8 @@ bool wgmma_stage_d(const GemmConfig& c, const GemmProblem& p) {
   if (c.kind != GemmKind::wgmma || p.d.layout != Layout::row_major || wgmma_tma_store(c, p)) return false;
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.d.dtype));
   // The staged epilogue writes whole 128-byte chunks of a tile row; the copy into place reads and
-  // writes D once more, which a large GEMM repays (4095^3: element stores of D cost more).
+  // writes D once more, which a large GEMM repays (H200, 4095^3 bf16: GEMM 177 us + copy 18 us,
+  // against about 250 us for the GEMM storing D element by element).
   return (c.bn * es) % 128 == 0 && p.m * p.n >= 512 * 512 && p.k >= 256;
 }
 
@@ -270,6 +274,10 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
   if (c.stages < 1 || c.stages > 8) broken(c, fmt::format("stages={} must be between 1 and 8", c.stages));
   if (c.split_k < 1 || c.split_k > 16) broken(c, fmt::format("split-K k{} must be between k1 and k16", c.split_k));
   if (c.split_k != 1 && c.kind != GemmKind::wgmma) broken(c, "split-K (kS) exists for kind wgmma only");
+  if (c.tail_split < 1 || c.tail_split > 8) broken(c, fmt::format("tail split t{} must be between t1 and t8", c.tail_split));
+  if (c.tail_split != 1 && c.kind != GemmKind::wgmma) broken(c, "tail split (tS) exists for kind wgmma only");
+  if (c.tail_split != 1 && (c.split_k != 1 || c.pingpong || c.k_halves || c.cluster != 1))
+    broken(c, "tail split (tS) combines with neither split-K (kS), ping-pong (pp), K halves (kh) nor clusters (cC)");
   if (c.pingpong && c.kind != GemmKind::wgmma) broken(c, "ping-pong (pp) exists for kind wgmma only");
   if (c.pingpong && c.split_k != 1) broken(c, "ping-pong (pp) and split-K (kS) do not combine");
   if (c.cluster != 1 && c.cluster != 2) broken(c, fmt::format("cluster c{} must be c1 or c2", c.cluster));
@@ -361,6 +369,8 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
         c.split_k = static_cast<int>(std::clamp<long long>(sms / tiles, 1, std::min<long long>(4, ktiles / 8)));
         if (c.split_k > 1) reason += fmt::format(", split-K {} ({} tiles for {} SMs)", c.split_k, tiles, sms);
       }
+      // No tail split (tS) here: on the H200 it made 12288x4096x4096 and 8192^3 1-3% slower, not
+      // faster (run 2026-11-29 22:34Z, docs/benchmarks.md).
       if (why) *why = reason;
       return c;
     } catch (const InvalidArgument& e) {

@@ -23,9 +23,10 @@ struct GemmParams {
   float alpha, beta;
   int tiles_m, tiles_n;
   int batch, split_k;
+  int whole_tiles, reserved;
   void* workspace;
 };
-static_assert(sizeof(GemmParams) == 160, "must match gemm_params in gemm_common.cuh");
+static_assert(sizeof(GemmParams) == 168, "must match gemm_params in gemm_common.cuh");
 
 // A problem with its leading dimensions resolved (0 -> tight) and its C defaulted to D.
 GemmProblem normalized(const GemmProblem& p);

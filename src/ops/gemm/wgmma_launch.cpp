@@ -63,7 +63,7 @@ MatrixRef WgmmaLauncher::pack(const MatrixRef& r, bool is_a, std::size_t offset,
   packed.ptr = workspace_ + offset;
   MatrixRef src = r;
   if (!src.ld) src.ld = width;
-  copy_lines(src, packed, true, stream, lines, width, is_a ? "packing GEMM operand A for TMA" : "packing GEMM operand B for TMA");
+  copy_lines(src, packed, stream, lines, width, is_a ? "packing GEMM operand A for TMA" : "packing GEMM operand B for TMA");
   return packed;
 }
 
@@ -72,20 +72,19 @@ std::int64_t WgmmaLauncher::aligned_ld(const MatrixRef& d, std::int64_t n) {
   return (n + per16 - 1) / per16 * per16;
 }
 
-void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, bool pack, CUstream stream, std::int64_t lines,
+void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, CUstream stream, std::int64_t lines,
                                std::int64_t width, const char* what) {
   if (lines < 0) lines = problem_.m, width = problem_.n, what = "copying the staged GEMM output D into place";
   const int es = static_cast<int>(dtype_size(from.dtype));
-  CUfunction& fn = copy_fns_[pack ? 0 : 1][es == 4 ? 1 : 0];
+  CUfunction& fn = copy_fns_[es == 4 ? 1 : 0];
   if (!fn) {
-    const char* kernel = pack ? "pack" : "unpack";
     jit::KernelRequest req;
     req.family = "gemm_pack";
     req.arch = rt_->arch(false);
-    req.compile.program_name = fmt::format("gemm_{}_{}", kernel, es * 8);
+    req.compile.program_name = fmt::format("gemm_copy_{}", es * 8);
     req.compile.entry_template = "gemm_pack.cuh";
     req.compile.source = "#include \"gemm_pack.cuh\"\n";
-    req.compile.name_expression = fmt::format("tilejit::copy_matrix_kernel<{}, {}>", es, pack);
+    req.compile.name_expression = fmt::format("tilejit::copy_matrix_kernel<{}>", es);
     req.compile.options = rt_->compiler.options(req.arch);
     req.dtypes = fmt::format("{}-byte elements", es);
     req.config = "threads=256";
@@ -148,12 +147,12 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
   params.d = reinterpret_cast<void*>(p.d.ptr);
   params.ldd = p.d.ld;
   params.stride_d = p.d.batch_stride;
-  if (config_.split_k > 1) {
+  if (q.split_k > 1) {
     if (!split_k_workspace_) {
-      // Partial tiles of every (tile, slice), then one counter per (tile, consumer warpgroup), zero
-      // now and put back to zero by the kernel once a tile's slices have all arrived.
-      const std::size_t tiles = static_cast<std::size_t>(q.tiles_m) * q.tiles_n * problem_.batch;
-      const std::size_t partial_bytes = tiles * config_.split_k * config_.bm * config_.bn * sizeof(float);
+      // Partial tiles of every (split tile, slice), then one counter per (split tile, consumer
+      // warpgroup), zero now and put back to zero by the kernel once a tile's slices have all arrived.
+      const std::size_t tiles = static_cast<std::size_t>(q.tiles_m) * q.tiles_n * problem_.batch - q.whole_tiles;
+      const std::size_t partial_bytes = tiles * q.split_k * config_.bm * config_.bn * sizeof(float);
       const std::size_t counter_bytes = tiles * (config_.bm / config_.wm) * sizeof(int);
       jit::check(jit::driver().cuMemAlloc(&split_k_workspace_, partial_bytes + counter_bytes), "cuMemAlloc", rt_->device_ordinal,
                  fmt::format("{} bytes of split-K workspace", partial_bytes + counter_bytes));
@@ -167,7 +166,7 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
   if (config_.cluster == 1) {
     jit::check(jit::driver().cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
                "cuLaunchKernel", rt_->device_ordinal, "gemm");
-    if (stage_d) copy_lines(p.d, user_d, false, stream);
+    if (stage_d) copy_lines(p.d, user_d, stream);
     return;
   }
   CUlaunchAttribute attr{};
@@ -196,7 +195,7 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
   lc.gridDimX = std::min(grid, max_cluster_blocks_);
   jit::check(jit::driver().cuLaunchKernelEx(&lc, fn, args, nullptr), "cuLaunchKernelEx", rt_->device_ordinal,
              fmt::format("gemm, {} blocks per cluster", config_.cluster));
-  if (stage_d) copy_lines(p.d, user_d, false, stream);
+  if (stage_d) copy_lines(p.d, user_d, stream);
 }
 
 // A matrix whose rows are contiguous (rows x cols, leading dimension ld) as a 3-D tensor {cols,

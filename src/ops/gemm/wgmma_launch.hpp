@@ -44,9 +44,9 @@ class WgmmaLauncher {
     CUtensorMap map_a{}, map_b{}, map_d{};  // map_d zero where D is not written by TMA
   };
   MatrixRef pack(const MatrixRef& r, bool is_a, std::size_t offset, CUstream stream);
-  // Line-by-line copy between `from` and `to` (lines x width elements per matrix, every batch):
-  // pack (aligned destination) or unpack (aligned source). Without lines: D's m x n, unpacking.
-  void copy_lines(const MatrixRef& from, const MatrixRef& to, bool pack, CUstream stream, std::int64_t lines = -1,
+  // Line-by-line copy from `from` to `to` (lines x width elements per matrix, every batch): packing
+  // an operand, or (without lines: D's m x n) putting a staged D in place.
+  void copy_lines(const MatrixRef& from, const MatrixRef& to, CUstream stream, std::int64_t lines = -1,
                   std::int64_t width = 0, const char* what = nullptr);
   static std::int64_t aligned_ld(const MatrixRef& d, std::int64_t n);  // D's leading dimension in the workspace
   void encode(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows, const char* name) const;
@@ -63,7 +63,7 @@ class WgmmaLauncher {
   std::size_t workspace_bytes_ = 0;
   CUdeviceptr split_k_workspace_ = 0;  // split-K partial tiles and arrival counters (counters reset by the kernel)
   std::vector<std::shared_ptr<jit::Kernel>> copy_kernels_;  // keep the copy kernels' modules loaded
-  CUfunction copy_fns_[2][2] = {};                         // [pack, unpack][2-byte, 4-byte elements]
+  CUfunction copy_fns_[2] = {};                            // [2-byte, 4-byte elements]
 };
 
 }  // namespace tilejit::ops
