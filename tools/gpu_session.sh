@@ -2,7 +2,7 @@
 # Runs on the GPU machine over a build carried from the development machine (see ../shared/device.md):
 #   tools/gpu_session.sh STEP...   (tests memcheck memcheck-gemm gemm-tests bench-elementwise bench-launch
 #                                   bench-cache bench-compile32 puzzle33 bench-gemm bench-mma wgmma-compile
-#                                   verify-next)
+#                                   gemm-issues)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -112,38 +112,37 @@ for what in "$@"; do
         for f in "$dump"/*.cubin; do echo "$(basename "$f"): $(cuobjdump --dump-sass "$f" | grep -c HGMMA) HGMMA instructions"; done
       done
       ;;
-    verify-next)
-      # The work of branch wip/next (epilogue paths per kernel, swapped decode shapes, staged D, the
-      # mma.sync interior epilogue, K halves), all
-      # new since the H200 last ran: correctness, memcheck, the shapes it is for, cold compiles.
-      step next_tests 12 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
-      step next_memcheck 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
-        --gtest_filter='GemmGpuWgmma.SwappedDecodeShapes:GemmGpuWgmma.StagesDTmaCannotWrite:GemmGpuWgmma.KHalves'
-      # K halves (kh) against the default tiles where tiles are fewer than SMs
-      for cfg in wgmma:64x128x64:64x128:8 wgmma:64x128x64:64x128:8:kh wgmma:64x256x64:64x256:4:kh; do
-        step "next_kh_${cfg//:/_}" 10 "$bin/tilejit" bench gemm --dtype bf16 --layout NT,NN,TN --shapes 1000x1000x1000,1024x1024x1024,128x8192x8192,16x8192x8192 \
-          --config $cfg --runs 20
-      done
-      step next_decode 12 "$bin/tilejit" bench gemm --dtype bf16 --layout NT,NN,TN --shapes 1x8192x8192,16x8192x8192,32x8192x8192,16x4096x4096,128x8192x8192 --runs 20
-      step next_decode_k2 6 "$bin/tilejit" bench gemm --dtype bf16 --layout NT,NN --shapes 16x8192x8192 --config wgmma:64x128x64:64x128:8:k2 --runs 20
-      step next_unaligned 10 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes 4095x4095x4095,1000x1000x1000 --runs 20
-      step next_big 14 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes 4096x4096x4096,8192x8192x8192,12288x4096x4096 --runs 20
-      for spec in "bf16 NT wgmma:128x256x64:64x256:4" "bf16 NN wgmma:128x256x64:64x256:4" "f16 TT wgmma:64x128x64:64x128:8"; do
-        set -- $spec
-        step "next_compile_$1_$2" 3 env TILEJIT_CACHE=off "$bin/tilejit" compile gemm --dtype "$1" --layout "$2" --config "$3" --m 4096 --n 4096 --k 4096
-      done
-      # mma.sync (issue 4) with the interior-tile epilogue, against main's templates where they were
-      # carried: on the development machine, before the run,
-      #   mkdir -p .cache-gpu/tpl_main && git archive main kernels_templates | tar -x -C .cache-gpu/tpl_main --strip-components=1
+    gemm-issues)
+      # Everything issues 4 and 5 ask of the H200 in one go: correctness (GPU, CLI and cache tests;
+      # memcheck of the wgmma variants), the default shapes of `bench gemm` for bf16 and f16 beside
+      # cuBLAS plus 12288x4096x4096, tf32, mma.sync at 4096^3, cold compiles (twice each: the first
+      # NVRTC use on a fresh machine pages the library in), HGMMA in the SASS, launch and disk-hit costs.
+      step tests 12 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      step memcheck_wgmma 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuWgmma.SwappedDecodeShapes:GemmGpuWgmma.StagesDTmaCannotWrite:GemmGpuWgmma.KHalves:GemmGpuWgmma.SplitK:GemmGpuWgmma.TailSplit'
+      shapes=1024x1024x1024,4096x4096x4096,8192x8192x8192,12288x4096x4096,4096x4096x512,16x8192x8192,128x8192x8192,1000x1000x1000,4095x4095x4095
       for dt in bf16 f16; do
-        step "next_mma_$dt" 6 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT --shapes 4096x4096x4096,8192x8192x8192 \
-          --config mma:128x256x32:64x64:4 --runs 20
-        [ -d "$root/.cache-gpu/tpl_main" ] && step "next_mma_${dt}_main" 6 env TILEJIT_TEMPLATE_DIR="$root/.cache-gpu/tpl_main" \
-          "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT --shapes 4096x4096x4096,8192x8192x8192 --config mma:128x256x32:64x64:4 --runs 20
+        step "gemm_$dt" 40 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes $shapes --runs 20 --out "$out/gemm_$dt.csv"
       done
-      step next_launch_gemm 8 "$bin/tilejit" bench launch --gemm --launches 10000
-      step next_mma_tf32 4 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --layout NN,NT --shapes 4096x4096x4096 \
-        --config mma:128x128x32:64x64:3 --runs 10
+      step gemm_tf32 6 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --layout NT --shapes 4096x4096x4096,8192x8192x8192 --runs 20
+      for dt in bf16 f16; do
+        step "mma_$dt" 4 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT --shapes 4096x4096x4096 --config mma:128x256x32:64x64:4 --runs 20
+      done
+      for i in 1 2; do
+        for spec in "bf16 NT wgmma:128x256x64:64x256:4" "bf16 NN wgmma:128x256x64:64x256:4" "f16 TT wgmma:64x128x64:64x128:8" \
+          "bf16 NT wgmma:64x16x128:64x16:8:sw"; do
+          set -- $spec
+          step "compile${i}_$1_$2" 1 env TILEJIT_CACHE=off "$bin/tilejit" compile gemm --dtype "$1" --layout "$2" --config "$3" --m 4096 --n 4096 --k 4096
+        done
+      done
+      key=$("$bin/tilejit" compile gemm --dtype bf16 --layout NT --m 4096 --n 4096 --k 4096 | awk '$1 == "key" {print $2}')
+      step sass_hgmma 2 bash -c "'$bin/tilejit' cache show $key --sass | grep -c HGMMA"
+      step launch_gemm 8 "$bin/tilejit" bench launch --gemm --launches 10000
+      saved_cache_dir="$TILEJIT_CACHE_DIR"
+      export TILEJIT_CACHE_DIR=/tmp/tilejit-first-call-cache
+      rm -rf "$TILEJIT_CACHE_DIR"
+      for i in 1 2 3 4 5 6; do step "first_call_$i" 2 "$bin/tilejit" bench first-call; done
+      export TILEJIT_CACHE_DIR="$saved_cache_dir"
       ;;
     *) echo "unknown step $what" ;;
   esac
