@@ -103,13 +103,13 @@ struct elementwise_impl<Op, type_list<In...>, type_list<Out...>, Threads, Vec, T
   using layout = tiles::block_layout<Threads, Vec>;
   using shape = tiles::shape<Tile>;
   // The runtime launches only when every operand is aligned to min(16, Vec * sizeof(T)) bytes.
-  template <class T> static constexpr int align_for = tiles::static_min<16, Vec * int(sizeof(T))>::value;
+  template <class T> using align_for = tiles::static_min<16, Vec * int(sizeof(T))>;
   template <class T>
-  using view_t = tiles::partition_view<tiles::tensor_span<T, tiles::extents<i64>, align_for<T>>, shape, layout>;
+  using view_t = tiles::partition_view<tiles::tensor_span<T, tiles::extents<i64>, align_for<T>::value>, shape, layout>;
 
   template <class T> __device__ static view_t<T> view(T* p, i64 n) {
-    return view_t<T>(tiles::tensor_span<T, tiles::extents<i64>, align_for<T>>(tiles::assume_aligned<align_for<T>>(p),
-                                                                              tiles::extents<i64>(n)));
+    return view_t<T>(tiles::tensor_span<T, tiles::extents<i64>, align_for<T>::value>(
+        tiles::assume_aligned<align_for<T>::value>(p), tiles::extents<i64>(n)));
   }
 
   // One tile: load every input (all loads in flight before the first use), apply Op element by

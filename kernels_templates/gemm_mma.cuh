@@ -19,9 +19,9 @@ namespace tilejit {
 // contiguous in global memory. Rows are padded so that ldmatrix rows, and the scalar tf32 fragment
 // loads, fall in distinct banks.
 template <class T, int Outer, int Inner, bool ScalarFragments> struct mma_smem_tile {
-  static constexpr int pad_bytes = ScalarFragments ? 32 : 16;
-  static constexpr int row_bytes = Inner * int(sizeof(T)) + pad_bytes;
-  static constexpr int bytes = Outer * row_bytes;
+  enum : int { pad_bytes = ScalarFragments ? 32 : 16 };
+  enum : int { row_bytes = Inner * int(sizeof(T)) + pad_bytes };
+  enum : int { bytes = Outer * row_bytes };
   __device__ __forceinline__ static T* at(char* base, int outer, int inner) {
     return reinterpret_cast<T*>(base + outer * row_bytes + inner * int(sizeof(T)));
   }
@@ -90,19 +90,19 @@ __device__ __forceinline__ void mma_load_tile(char* smem, const T* g, long long 
 template <class Cfg> struct gemm_mma {
   using T = typename Cfg::TA;
   using Mma = sm80::mma_op<T>;
-  static constexpr bool kTf32 = is_same<T, float>::value;
-  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, WN = Cfg::WN, STAGES = Cfg::STAGES;
-  static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
-  static constexpr int kThreads = kWarpsM * kWarpsN * 32;
-  static constexpr int MI = WM / 16, NJ = WN / 8, KK = Mma::k;
-  static constexpr bool A_K = Cfg::A_ROW;   // A is K-contiguous
-  static constexpr bool B_K = !Cfg::B_ROW;  // B is K-contiguous (column-major)
+  enum : bool { kTf32 = is_same<T, float>::value };
+  enum : int { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, WN = Cfg::WN, STAGES = Cfg::STAGES };
+  enum : int { kWarpsM = BM / WM, kWarpsN = BN / WN };
+  enum : int { kThreads = kWarpsM * kWarpsN * 32 };
+  enum : int { MI = WM / 16, NJ = WN / 8, KK = Mma::k };
+  enum : bool { A_K = Cfg::A_ROW };   // A is K-contiguous
+  enum : bool { B_K = !Cfg::B_ROW };  // B is K-contiguous (column-major)
   // tf32 fragments of an M- or N-contiguous tile are read with scalar loads (ldmatrix.trans moves
   // 16-bit elements only).
   using TileA = mma_smem_tile<T, A_K ? BM : BK, A_K ? BK : BM, kTf32 && !A_K>;
   using TileB = mma_smem_tile<T, B_K ? BN : BK, B_K ? BK : BN, kTf32 && !B_K>;
-  static constexpr int kStageBytes = TileA::bytes + TileB::bytes;
-  static constexpr int kSmemBytes = STAGES * kStageBytes;
+  enum : int { kStageBytes = TileA::bytes + TileB::bytes };
+  enum : int { kSmemBytes = STAGES * kStageBytes };
 
   static_assert(BM % WM == 0 && BN % WN == 0, "gemm_mma: the warp tile must divide the block tile");
   static_assert(WM % 16 == 0 && WN % 16 == 0, "gemm_mma: warp tiles are multiples of 16 x 16");

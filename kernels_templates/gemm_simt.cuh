@@ -14,17 +14,17 @@ namespace tilejit {
 
 template <class Cfg> struct gemm_simt {
   using T = typename Cfg::TA;
-  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, WN = Cfg::WN;
-  static constexpr int LM = Cfg::LM, LN = Cfg::LN, TM = WM / LM, TN = WN / LN;
-  static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
-  static constexpr int kThreads = kWarpsM * kWarpsN * 32;
-  static constexpr bool kDoubleBuffer = Cfg::STAGES >= 2;
+  enum : int { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, WN = Cfg::WN };
+  enum : int { LM = Cfg::LM, LN = Cfg::LN, TM = WM / LM, TN = WN / LN };
+  enum : int { kWarpsM = BM / WM, kWarpsN = BN / WN };
+  enum : int { kThreads = kWarpsM * kWarpsN * 32 };
+  enum : bool { kDoubleBuffer = Cfg::STAGES >= 2 };
   // As[k][m] and Bs[k][n] in f32, rows padded by 4 floats.
-  static constexpr int kStrideA = BM + 4, kStrideB = BN + 4;
-  static constexpr int kBufferFloats = BK * (kStrideA + kStrideB);
-  static constexpr int kSmemBytes = (kDoubleBuffer ? 2 : 1) * kBufferFloats * 4;
-  static constexpr int kLoadsA = BM * BK / (kThreads * Cfg::A_VEC);
-  static constexpr int kLoadsB = BK * BN / (kThreads * Cfg::B_VEC);
+  enum : int { kStrideA = BM + 4, kStrideB = BN + 4 };
+  enum : int { kBufferFloats = BK * (kStrideA + kStrideB) };
+  enum : int { kSmemBytes = (kDoubleBuffer ? 2 : 1) * kBufferFloats * 4 };
+  enum : int { kLoadsA = BM * BK / (kThreads * Cfg::A_VEC) };
+  enum : int { kLoadsB = BK * BN / (kThreads * Cfg::B_VEC) };
 
   static_assert(LM * LN == 32, "gemm_simt: LM * LN must be 32 lanes");
   static_assert(WM % LM == 0 && WN % LN == 0, "gemm_simt: the lane layout must divide the warp tile");

@@ -36,16 +36,16 @@ template <class T> struct wgmma_input;
 #ifndef TILEJIT_NO_HALF_TYPES
 template <> struct wgmma_input<bf16> {
   using type = sm90::wgmma_bf16;
-  static constexpr int k = 16;
+  enum : int { k = 16 };
 };
 template <> struct wgmma_input<f16> {
   using type = sm90::wgmma_f16;
-  static constexpr int k = 16;
+  enum : int { k = 16 };
 };
 #endif
 template <> struct wgmma_input<float> {  // f32 inputs as tf32
   using type = sm90::wgmma_tf32;
-  static constexpr int k = 8;
+  enum : int { k = 8 };
 };
 
 // The work units of one persistent block, in the order its producer and consumers all walk them: an
@@ -107,50 +107,50 @@ struct stage_ring {
 template <class Cfg> struct gemm_wgmma {
   using T = typename Cfg::TA;
   using Input = typename wgmma_input<T>::type;
-  static constexpr int KK = wgmma_input<T>::k;
-  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, STAGES = Cfg::STAGES;
-  static constexpr bool kPingpong = Cfg::PINGPONG;
+  enum : int { KK = wgmma_input<T>::k };
+  enum : int { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, STAGES = Cfg::STAGES };
+  enum : bool { kPingpong = Cfg::PINGPONG };
   // Cluster of 2: the pair's tiles share B; each block loads half of it into both blocks' stages
   // (TMA multicast), so L2 serves B once per pair.
-  static constexpr int kCluster = Cfg::CLUSTER;
+  enum : int { kCluster = Cfg::CLUSTER };
   static_assert(kCluster == 1 || (kCluster == 2 && !kPingpong), "gemm_wgmma: clusters of 1 or 2 blocks, not with ping-pong");
   static_assert(kCluster == 1 || (Cfg::B_ROW ? BN % 128 == 0 : BN % 16 == 0), "gemm_wgmma: a cluster splits B's tile in halves");
   // K halves: two consumer warpgroups compute the same whole tile (WM = BM), one the even K blocks and
   // one the odd, and add up through shared memory: two MMA chains per block where a small problem
   // has too few tiles to give each SM two.
-  static constexpr bool kKHalves = Cfg::KHALVES;
-  static constexpr int kConsumers = kPingpong || kKHalves ? 2 : BM / WM;
+  enum : bool { kKHalves = Cfg::KHALVES };
+  enum : int { kConsumers = kPingpong || kKHalves ? 2 : BM / WM };
   // Rows of a tile that consumer c computes start at c * kConsumerRowStep.
-  static constexpr int kConsumerRowStep = kPingpong || kKHalves ? 0 : WM;
-  static constexpr int kMmaM = WM / 64;  // m64 blocks per consumer warpgroup
-  static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kTileABytes = BM * BK * int(sizeof(T));
-  static constexpr int kTileBBytes = BN * BK * int(sizeof(T));
-  static constexpr int kStageBytes = kTileABytes + kTileBBytes;
-  static constexpr int kAccRegs = BN / 2;  // per thread, per m64 block
+  enum : int { kConsumerRowStep = kPingpong || kKHalves ? 0 : WM };
+  enum : int { kMmaM = WM / 64 };  // m64 blocks per consumer warpgroup
+  enum : int { kThreads = 128 * (kConsumers + 1) };
+  enum : int { kTileABytes = BM * BK * int(sizeof(T)) };
+  enum : int { kTileBBytes = BN * BK * int(sizeof(T)) };
+  enum : int { kStageBytes = kTileABytes + kTileBBytes };
+  enum : int { kAccRegs = BN / 2 };  // per thread, per m64 block
   // TMA-store epilogue: each consumer writes its WM rows in chunks of 128 bytes of columns into one of
   // two staging buffers (swizzled, as the D tensor map expects) and stores a chunk while it fills the
   // next one.
   using TD = typename Cfg::TD;
-  static constexpr int kChunkCols = 128 / int(sizeof(TD));
-  static constexpr int kChunks = BN / kChunkCols;
-  static constexpr int kDStagingBytes = Cfg::D_TMA ? kConsumers * 2 * WM * 128 : 0;
+  enum : int { kChunkCols = 128 / int(sizeof(TD)) };
+  enum : int { kChunks = BN / kChunkCols };
+  enum : int { kDStagingBytes = Cfg::D_TMA ? kConsumers * 2 * WM * 128 : 0 };
   // K halves: the second consumer's accumulators pass through the same region (the first's TMA
   // stores are done reading it by then).
-  static constexpr int kReduceBytes = kKHalves ? WM * BN * 4 : 0;
-  static constexpr int kStagingBytes = kDStagingBytes > kReduceBytes ? kDStagingBytes : kReduceBytes;
+  enum : int { kReduceBytes = kKHalves ? WM * BN * 4 : 0 };
+  enum : int { kStagingBytes = kDStagingBytes > kReduceBytes ? kDStagingBytes : kReduceBytes };
   // Registers move from the producer, which needs few, to the consumers' accumulators: with
   // 384 threads, 128 x 40 + 256 x 232 fits the 64K register file.
-  static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs = kConsumers == 1 ? 240 : kConsumers == 2 ? 232 : 152;
+  enum : int { kProducerRegs = 40 };
+  enum : int { kConsumerRegs = kConsumers == 1 ? 240 : kConsumers == 2 ? 232 : 152 };
 
-  static constexpr bool A_K = Cfg::A_ROW, B_K = !Cfg::B_ROW;  // K-major operands
-  static constexpr int kMnChunkElems = 128 / int(sizeof(T));     // MN elements per 128-byte swizzle row
+  enum : bool { A_K = Cfg::A_ROW, B_K = !Cfg::B_ROW };  // K-major operands
+  enum : int { kMnChunkElems = 128 / int(sizeof(T)) };     // MN elements per 128-byte swizzle row
   static_assert((A_K && B_K) || sizeof(T) == 2, "gemm_wgmma: tf32 operands must be K-major (A row-major, B column-major)");
   static_assert(A_K || BM % kMnChunkElems == 0, "gemm_wgmma: an M-major A needs BM in whole 128-byte chunks");
   static_assert(B_K || BN % kMnChunkElems == 0, "gemm_wgmma: an N-major B needs BN in whole 128-byte chunks");
   // A K-major tile is stored as kKAtoms column blocks of 128 bytes of K (one swizzle row each).
-  static constexpr int kKAtoms = BK * int(sizeof(T)) / 128;
+  enum : int { kKAtoms = BK * int(sizeof(T)) / 128 };
   static_assert(kKAtoms * 128 == BK * int(sizeof(T)) && (kKAtoms == 1 || kKAtoms == 2 || kKAtoms == 4),
                 "gemm_wgmma: a tile row of K is one, two or four 128-byte swizzle rows");
   static_assert(Cfg::WN == BN, "gemm_wgmma: each consumer warpgroup computes the whole width of the tile (WN = BN)");

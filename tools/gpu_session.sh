@@ -115,8 +115,10 @@ for what in "$@"; do
     gemm-issues)
       # Everything issues 4 and 5 ask of the H200 in one go: correctness (GPU, CLI and cache tests;
       # memcheck of the wgmma variants), the default shapes of `bench gemm` for bf16 and f16 beside
-      # cuBLAS plus 12288x4096x4096, tf32, mma.sync at 4096^3, cold compiles (twice each: the first
-      # NVRTC use on a fresh machine pages the library in), HGMMA in the SASS, launch and disk-hit costs.
+      # cuBLAS plus 12288x4096x4096, tf32, mma.sync at 4096^3, cold compiles (CUDA_CACHE_DISABLE=1:
+      # where a driver is present, NVRTC 12.9+ keeps its own cache of compiled programs in the
+      # driver's compute cache, which would turn a repeated compile into a lookup), HGMMA in the SASS,
+      # launch and disk-hit costs.
       step tests 12 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
       step memcheck_wgmma 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
         --gtest_filter='GemmGpuWgmma.SwappedDecodeShapes:GemmGpuWgmma.StagesDTmaCannotWrite:GemmGpuWgmma.KHalves:GemmGpuWgmma.SplitK:GemmGpuWgmma.TailSplit'
@@ -132,7 +134,7 @@ for what in "$@"; do
         for spec in "bf16 NT wgmma:128x256x64:64x256:4" "bf16 NN wgmma:128x256x64:64x256:4" "f16 TT wgmma:64x128x64:64x128:8" \
           "bf16 NT wgmma:64x16x128:64x16:8:sw"; do
           set -- $spec
-          step "compile${i}_$1_$2" 1 env TILEJIT_CACHE=off "$bin/tilejit" compile gemm --dtype "$1" --layout "$2" --config "$3" --m 4096 --n 4096 --k 4096
+          step "compile${i}_$1_$2" 1 env CUDA_CACHE_DISABLE=1 TILEJIT_CACHE=off "$bin/tilejit" compile gemm --dtype "$1" --layout "$2" --config "$3" --m 4096 --n 4096 --k 4096
         done
       done
       key=$("$bin/tilejit" compile gemm --dtype bf16 --layout NT --m 4096 --n 4096 --k 4096 | awk '$1 == "key" {print $2}')

@@ -2,6 +2,8 @@
 // rules of elementwise bodies (documented in include/tilejit/elementwise.hpp).
 #pragma once
 
+#include "tilejit/meta.cuh"
+
 // The half-precision headers are the largest part of what NVRTC parses for a small kernel; a
 // generated source that uses neither type defines TILEJIT_NO_HALF_TYPES and skips them.
 #ifndef TILEJIT_NO_HALF_TYPES
@@ -33,22 +35,35 @@ template <> struct compute_type<u8> { using type = int; };
 template <class T> using compute_t = typename compute_type<T>::type;
 
 template <class T> struct int_limits;
-template <> struct int_limits<i8> { static constexpr i8 lo = -128, hi = 127; };
-template <> struct int_limits<u8> { static constexpr u8 lo = 0, hi = 255; };
-template <> struct int_limits<i32> { static constexpr i32 lo = -2147483647 - 1, hi = 2147483647; };
-template <> struct int_limits<i64> { static constexpr i64 lo = -9223372036854775807ll - 1, hi = 9223372036854775807ll; };
+// (Functions, not data members: see bool_constant in meta.cuh.)
+template <> struct int_limits<i8> {
+  __host__ __device__ static constexpr i8 lo() { return -128; }
+  __host__ __device__ static constexpr i8 hi() { return 127; }
+};
+template <> struct int_limits<u8> {
+  __host__ __device__ static constexpr u8 lo() { return 0; }
+  __host__ __device__ static constexpr u8 hi() { return 255; }
+};
+template <> struct int_limits<i32> {
+  __host__ __device__ static constexpr i32 lo() { return -2147483647 - 1; }
+  __host__ __device__ static constexpr i32 hi() { return 2147483647; }
+};
+template <> struct int_limits<i64> {
+  __host__ __device__ static constexpr i64 lo() { return -9223372036854775807ll - 1; }
+  __host__ __device__ static constexpr i64 hi() { return 9223372036854775807ll; }
+};
 
-template <class T> struct is_floating { static constexpr bool value = false; };
-template <> struct is_floating<float> { static constexpr bool value = true; };
-template <> struct is_floating<double> { static constexpr bool value = true; };
+template <class T> struct is_floating : bool_constant<false> {};
+template <> struct is_floating<float> : bool_constant<true> {};
+template <> struct is_floating<double> : bool_constant<true> {};
 
 // Floating -> integer: truncate toward zero, saturate, NaN -> 0. (From)hi may round up to the next
 // power of two, and every From value at or above it is out of range, so the comparison is exact.
 template <class To, class From>
 __host__ __device__ constexpr To saturate_to_int(From x) {
   return x != x                               ? To(0)
-         : x >= static_cast<From>(int_limits<To>::hi) ? int_limits<To>::hi
-         : x <= static_cast<From>(int_limits<To>::lo) ? int_limits<To>::lo
+         : x >= static_cast<From>(int_limits<To>::hi()) ? int_limits<To>::hi()
+         : x <= static_cast<From>(int_limits<To>::lo()) ? int_limits<To>::lo()
                                                        : static_cast<To>(x);
 }
 

@@ -6,16 +6,24 @@ namespace tilejit {
 template <class T> struct remove_const { using type = T; };
 template <class T> struct remove_const<const T> { using type = T; };
 
-template <class A, class B> struct is_same { static constexpr bool value = false; };
-template <class A> struct is_same<A, A> { static constexpr bool value = true; };
+// Compile-time constants of device templates are enumerators (or constexpr functions), never static
+// constexpr data members: NVRTC emits every such member a kernel names as a device global, and the
+// driver then allocates and initialises them when it loads the module (H200: 0.22-0.39 ms to load
+// an elementwise cubin with 37 of them against 0.04-0.06 ms without).
+template <bool B> struct bool_constant {
+  enum : bool { value = B };
+};
 
-template <class T> struct is_integral { static constexpr bool value = false; };
-template <> struct is_integral<int> { static constexpr bool value = true; };
-template <> struct is_integral<long long> { static constexpr bool value = true; };
-template <> struct is_integral<unsigned int> { static constexpr bool value = true; };
-template <> struct is_integral<unsigned long long> { static constexpr bool value = true; };
-template <> struct is_integral<long> { static constexpr bool value = true; };
-template <> struct is_integral<unsigned long> { static constexpr bool value = true; };
+template <class A, class B> struct is_same : bool_constant<false> {};
+template <class A> struct is_same<A, A> : bool_constant<true> {};
+
+template <class T> struct is_integral : bool_constant<false> {};
+template <> struct is_integral<int> : bool_constant<true> {};
+template <> struct is_integral<long long> : bool_constant<true> {};
+template <> struct is_integral<unsigned int> : bool_constant<true> {};
+template <> struct is_integral<unsigned long long> : bool_constant<true> {};
+template <> struct is_integral<long> : bool_constant<true> {};
+template <> struct is_integral<unsigned long> : bool_constant<true> {};
 
 template <bool B, class T = void> struct enable_if {};
 template <class T> struct enable_if<true, T> { using type = T; };
@@ -26,7 +34,7 @@ template <int... Is> struct make_index_seq_impl<0, Is...> { using type = index_s
 template <int N> using make_index_seq = typename make_index_seq_impl<N>::type;
 
 template <class... Ts> struct type_list {
-  static constexpr int size = sizeof...(Ts);
+  enum : int { size = sizeof...(Ts) };
 };
 
 // A minimal tuple: tuple<A, B> holds an A and a B, reached with get<I>.

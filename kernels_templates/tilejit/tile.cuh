@@ -19,18 +19,22 @@ namespace tiles {
 
 // ---- integers known at compile time ---------------------------------------------------------
 template <int N> struct ic {
-  static constexpr int value = N;
+  enum : int { value = N };
   __host__ __device__ constexpr operator int() const { return N; }
 };
 
 namespace literals {
 namespace detail {
 template <char... Cs> struct parse_int;
-template <> struct parse_int<> { static constexpr long long value = 0, scale = 1; };
+template <> struct parse_int<> {
+  enum : long long { value = 0, scale = 1 };
+};
 template <char C, char... Cs> struct parse_int<C, Cs...> {
   static_assert(C >= '0' && C <= '9', "an _ic literal must be a decimal integer");
-  static constexpr long long scale = parse_int<Cs...>::scale * 10;
-  static constexpr long long value = (C - '0') * parse_int<Cs...>::scale + parse_int<Cs...>::value;
+  enum : long long {
+    scale = parse_int<Cs...>::scale * 10,
+    value = (C - '0') * parse_int<Cs...>::scale + parse_int<Cs...>::value
+  };
 };
 }  // namespace detail
 template <char... Cs> __host__ __device__ constexpr ic<static_cast<int>(detail::parse_int<Cs...>::value)> operator""_ic() {
@@ -38,7 +42,9 @@ template <char... Cs> __host__ __device__ constexpr ic<static_cast<int>(detail::
 }
 }  // namespace literals
 
-template <int A, int B> struct static_min { static constexpr int value = A < B ? A : B; };
+template <int A, int B> struct static_min {
+  enum : int { value = A < B ? A : B };
+};
 __host__ __device__ constexpr bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 // ---- extents: sizes of a tensor, each either ic<N> (static) or a run-time i64 -----------------
@@ -46,7 +52,7 @@ template <class D> struct dim_of { using type = i64; };
 template <int N> struct dim_of<ic<N>> { using type = ic<N>; };
 
 template <class... Ds> struct extents {
-  static constexpr int rank = sizeof...(Ds);
+  enum : int { rank = sizeof...(Ds) };
   static_assert(rank >= 1 && rank <= 2, "extents: tilejit tiles are 1-D or 2-D");
   i64 sizes[rank];
   template <class... As>
@@ -73,8 +79,7 @@ template <class T, int Align> __host__ __device__ constexpr aligned_ptr<T, Align
 template <class T, class Extents, int Align = int(sizeof(T))> struct tensor_span {
   using element_type = T;
   using extents_type = Extents;
-  static constexpr int rank = Extents::rank;
-  static constexpr int alignment = Align;
+  enum : int { rank = Extents::rank, alignment = Align };
   T* data;
   Extents ext;
   i64 row_stride;  // elements between rows (2-D); unused for 1-D
@@ -91,8 +96,7 @@ template <class T, class E> tensor_span(T*, E, i64) -> tensor_span<T, E, int(siz
 
 // ---- tile shapes and their layout over a block's threads -------------------------------------
 template <int... Ns> struct shape {
-  static constexpr int rank = sizeof...(Ns);
-  static constexpr int size = (Ns * ...);
+  enum : int { rank = sizeof...(Ns), size = (Ns * ...) };
 };
 template <int... Ns> shape(ic<Ns>...) -> shape<Ns...>;
 
@@ -101,12 +105,10 @@ template <int... Ns> shape(ic<Ns>...) -> shape<Ns...>;
 template <int Threads, int Vec> struct block_layout {
   static_assert(Threads % 32 == 0 && Threads <= 1024, "block_layout: Threads must be a multiple of 32, at most 1024");
   static_assert(is_pow2(Vec) && Vec <= 16, "block_layout: Vec must be a power of two up to 16");
-  static constexpr int threads = Threads;
-  static constexpr int vec = Vec;
+  enum : int { threads = Threads, vec = Vec };
 };
 template <class Shape> struct default_layout {
-  static constexpr int vec = 4;
-  static constexpr int threads = static_min<256, Shape::size / 4>::value;
+  enum : int { vec = 4, threads = static_min<256, Shape::size / 4>::value };
   using type = block_layout<threads, vec>;
 };
 
@@ -118,8 +120,10 @@ template <class T, class Shape, class Layout = typename default_layout<Shape>::t
   using element_type = T;
   using shape_type = Shape;
   using layout_type = Layout;
-  static constexpr int fragment = Shape::size / Layout::threads;  // elements per thread
-  static constexpr int groups = fragment / Layout::vec;
+  enum : int {
+    fragment = Shape::size / Layout::threads,  // elements per thread
+    groups = fragment / Layout::vec
+  };
   T v[fragment];
 
   // Offset in the tile of this thread's j-th element.
@@ -179,8 +183,7 @@ template <> struct raw_vector<16> { using type = uint4; };
 // Copies N elements between global memory and registers in the widest accesses that the
 // alignment allows (at most 16 bytes each).
 template <class T, int N, int Align> struct vector_io {
-  static constexpr int bytes = N * int(sizeof(T));
-  static constexpr int chunk = static_min<static_min<16, bytes>::value, Align>::value;
+  enum : int { bytes = N * int(sizeof(T)), chunk = static_min<static_min<16, bytes>::value, Align>::value };
   static_assert(is_pow2(chunk), "vector_io: accesses must be a power of two bytes");
   using raw = typename raw_vector<chunk>::type;
   __device__ static void load(T* regs, const T* src) {
@@ -204,8 +207,7 @@ template <class Span, class Shape, class Layout = typename default_layout<Shape>
   using T = typename Span::element_type;
   using value_type = typename tilejit::remove_const<T>::type;
   using tile_type = tile<value_type, Shape, Layout>;
-  static constexpr int kTile = Shape::size;
-  static constexpr int kVec = Layout::vec;
+  enum : int { kTile = Shape::size, kVec = Layout::vec };
   Span span;
 
   __host__ __device__ constexpr partition_view(Span s, Shape = {}, Layout = {}) : span(s) {}
