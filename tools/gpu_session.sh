@@ -47,8 +47,8 @@ for what in "$@"; do
       ;;
     bench-launch)
       step bench_launch 6 "$bin/tilejit" bench launch --launches 10000
-      step bench_compile 6 env TILEJIT_CACHE=off "$bin/tilejit" bench compile
-      step bench_compile2 6 env TILEJIT_CACHE=off "$bin/tilejit" bench compile
+      step bench_compile 6 env CUDA_CACHE_DISABLE=1 TILEJIT_CACHE=off "$bin/tilejit" bench compile
+      step bench_compile2 6 env CUDA_CACHE_DISABLE=1 TILEJIT_CACHE=off "$bin/tilejit" bench compile
       ;;
     bench-cache)
       saved_cache_dir="$TILEJIT_CACHE_DIR"
@@ -61,10 +61,10 @@ for what in "$@"; do
     bench-compile32)
       saved_cache_dir="$TILEJIT_CACHE_DIR"
       exprs=(-e 'z = x + y' -e 'z = x * alpha + y' -s alpha=2 -e 'z = tanh(x) * y' -e 'z = max(x, y) - min(x, y)')
-      step compile32_serial 1 env TILEJIT_CACHE=off "$bin/tilejit" compile elementwise "${exprs[@]}" \
+      step compile32_serial 1 env CUDA_CACHE_DISABLE=1 TILEJIT_CACHE=off "$bin/tilejit" compile elementwise "${exprs[@]}" \
         --dtype f32,f64,f16,bf16,i32,i64,i8,u8 --arch sm_90a --jobs 1
       for j in 4 8 16; do
-        step "compile32_jobs$j" 1 env TILEJIT_CACHE=off "$bin/tilejit" compile elementwise "${exprs[@]}" \
+        step "compile32_jobs$j" 1 env CUDA_CACHE_DISABLE=1 TILEJIT_CACHE=off "$bin/tilejit" compile elementwise "${exprs[@]}" \
           --dtype f32,f64,f16,bf16,i32,i64,i8,u8 --arch sm_90a --jobs $j
       done
       export TILEJIT_CACHE_DIR="$saved_cache_dir"
@@ -107,7 +107,7 @@ for what in "$@"; do
         math=exact; [ "$1" = f32 ] && math=tf32
         dump="$out/sass_$1_$2"
         mkdir -p "$dump"
-        step "compile_wgmma_$1_$2" 8 env TILEJIT_CACHE=off TILEJIT_DUMP_DIR="$dump" "$bin/tilejit" compile gemm --dtype "$1" \
+        step "compile_wgmma_$1_$2" 8 env CUDA_CACHE_DISABLE=1 TILEJIT_CACHE=off TILEJIT_DUMP_DIR="$dump" "$bin/tilejit" compile gemm --dtype "$1" \
           --math $math --layout "$2" --config "$3" --m 4096 --n 4096 --k 4096
         for f in "$dump"/*.cubin; do echo "$(basename "$f"): $(cuobjdump --dump-sass "$f" | grep -c HGMMA) HGMMA instructions"; done
       done
