@@ -232,6 +232,25 @@ TEST_F(GemmGpuWgmma, EveryLayout) {
       }
 }
 
+TEST_F(GemmGpuWgmma, BiasWithoutCOnTilesAtDsEdge) {
+  // beta = 0 with a TMA-written D: every tile, those on D's edge included, takes the epilogue without
+  // C, whose bias reads stop at column N - 1 (TMA drops the stores past the edge). Tiles that overhang
+  // M, N or both, batches whose tiles overhang into the next matrix's rows, an f32 D.
+  for (const char* cfg : {"wgmma:128x256x64:64x256:4", "wgmma:64x128x64:64x128:8"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{1000, 1000, 1000}, {136, 264, 64}, {8, 8, 8}})
+      for (const char* layout : {"NT", "TN"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), true, &c);
+    GemmProblem batch = shape(kMaths[2], "NT", 200, 264, 136);
+    batch.batch = 3;
+    batch.d.batch_stride = 200 * 264;
+    batch.epilogue.activation = Activation::gelu;
+    expect_correct(rt, batch, true, &c);
+    GemmProblem f32d = shape(kMaths[3], "NN", 300, 520, 200);
+    f32d.d.dtype = DType::f32;
+    expect_correct(rt, f32d, true, &c);
+  }
+}
+
 TEST_F(GemmGpuWgmma, PacksOperandsTmaCannotRead) {
   // Odd leading dimensions and batch strides: A and/or B are copied into an aligned workspace first.
   GemmConfig c = GemmConfig::parse("wgmma:128x256x64:64x256:4");
