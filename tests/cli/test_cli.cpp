@@ -48,6 +48,10 @@ TEST(Cli, BadExpressionIsUsageError) {
   Result d = run_cli("compile elementwise -e 'z = x' --dtype f17 --arch sm_90a");
   EXPECT_EQ(d.code, 2) << d.out;
   EXPECT_NE(d.out.find("unknown dtype 'f17'"), std::string::npos) << d.out;
+  // Checked before the device is looked for: the same answer with or without a GPU.
+  Result rounds = run_cli("bench gemm --shapes 64x64x64 --rounds 0");
+  EXPECT_EQ(rounds.code, 2) << rounds.out;
+  EXPECT_NE(rounds.out.find("--rounds 0: expected 1 or more passes"), std::string::npos) << rounds.out;
 }
 
 TEST(Cli, InfoJsonParses) {

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -27,6 +28,7 @@ struct GemmArgs {
   float alpha = 1.f, beta = 0.f;
   bool bias = false, check = false, bench = false, source = false;
   int runs = 20;
+  int rounds = 1;  // bench gemm: passes over every shape and layout, each timed anew
 };
 
 Layout layout_of(char c, const std::string& all) {
@@ -130,6 +132,7 @@ std::vector<std::array<std::int64_t, 3>> parse_shapes(const std::string& s) {
 }
 
 int bench_gemm(const GemmArgs& a) {
+  if (a.rounds < 1) throw InvalidArgument(fmt::format("--rounds {}: expected 1 or more passes", a.rounds));
   Runtime rt;
   if (!require_device(rt, "bench gemm")) return kExitFailure;
   Cublas cublas;
@@ -138,45 +141,86 @@ int bench_gemm(const GemmArgs& a) {
                                                     : a.shapes);
   const auto layouts = split_commas(a.layout == "NN" && a.shapes.empty() ? "NN,NT,TN,TT" : a.layout);
   auto cfg = config_of(a.config);
-  fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; CUDA events per launch, tilejit and cuBLAS runs interleaved, {} warm-ups, median of {}\n", a.dtype,
-             a.out_dtype.empty() ? a.dtype : a.out_dtype, a.math, rt.device_info().name, 5, a.runs);
+  fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; CUDA events per launch, tilejit and cuBLAS runs interleaved, {} warm-ups, median of {}{}\n",
+             a.dtype, a.out_dtype.empty() ? a.dtype : a.out_dtype, a.math, rt.device_info().name, 5, a.runs,
+             a.rounds > 1 ? fmt::format("; {} rounds over every shape, medians over the rounds, ratio range in brackets", a.rounds)
+                          : std::string());
   fmt::print("{:<18} {:<3} {:>11} {:>11} {:>7}  {:>9}  {}\n", "shape", "lay", "tilejit", "cuBLAS", "ratio", "rel.err", "config");
+  // With several rounds every case is made and checked first; then each round times them all in
+  // turn, so that drift of the clocks over minutes lands on every shape (and, interleaved, on both
+  // sides) alike. One round times each case right after making it, with one case in memory at a time.
+  struct Case {
+    std::string shape, layout, config;
+    double flops = 0, err = 0;
+    bool pass = true;
+    std::unique_ptr<GemmCase> gc;
+    std::unique_ptr<GemmPlan> plan;
+    std::vector<double> ours_ms, ref_ms;
+  };
+  auto time_round = [&](Case& c) {
+    const auto [ours, ref] = time_launch_pair([&](CUstream st) { c.plan->run(st); },
+                                              [&](CUstream st) { cublas.gemm(c.gc->problem, st); }, nullptr, 5, a.runs);
+    c.ours_ms.push_back(ours.median_ms), c.ref_ms.push_back(ref.median_ms);
+  };
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  };
   nlohmann::json rows = nlohmann::json::array();
+  auto report = [&](const Case& c) {
+    std::vector<double> ratios;  // tilejit's speed over cuBLAS's, per round
+    for (std::size_t r = 0; r < c.ours_ms.size(); ++r) ratios.push_back(c.ref_ms[r] / c.ours_ms[r]);
+    const double ours_ms = median(c.ours_ms), ref_ms = median(c.ref_ms), ratio = median(ratios);
+    const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+    const double t_ours = tflops(c.flops, ours_ms), t_ref = tflops(c.flops, ref_ms);
+    fmt::print("{:<18} {:<3} {:>11.1f} {:>11.1f} {:>7.3f}  {:>9.2e}{} {}{}\n", c.shape, c.layout, t_ours, t_ref, ratio, c.err,
+               c.pass ? " " : "!", c.config, a.rounds > 1 ? fmt::format("  [{:.3f}-{:.3f}]", *lo, *hi) : std::string());
+    std::fflush(stdout);
+    rows.push_back({{"shape", c.shape}, {"layout", c.layout}, {"dtype", a.dtype}, {"math", a.math}, {"tilejit_tflops", t_ours},
+                    {"cublas_tflops", t_ref}, {"ratio", ratio}, {"tilejit_ms", ours_ms}, {"cublas_ms", ref_ms},
+                    {"rel_error", c.err}, {"config", c.config}, {"rounds", a.rounds}, {"ratio_min", *lo}, {"ratio_max", *hi}});
+  };
+  std::vector<Case> cases;
   bool ok = true;
   for (const auto& s : shapes)
     for (const auto& lay : layouts) {
       GemmArgs one = a;
       one.m = s[0], one.n = s[1], one.k = s[2];
-      GemmCase gc(rt, problem_of(one, lay), false, 42);
-      GemmPlan plan = cfg ? rt.plan_gemm(gc.problem, *cfg) : rt.plan_gemm(gc.problem);
-      plan.run();
+      Case c;
+      c.shape = fmt::format("{}x{}x{}", s[0], s[1], s[2]);
+      c.layout = lay;
+      c.gc = std::make_unique<GemmCase>(rt, problem_of(one, lay), false, 42);
+      c.plan = std::make_unique<GemmPlan>(cfg ? rt.plan_gemm(c.gc->problem, *cfg) : rt.plan_gemm(c.gc->problem));
+      c.config = c.plan->config().to_string();
+      c.flops = c.gc->flops();
+      c.plan->run();
       rt.synchronize();
-      const double err = gc.relative_error(1 << 14);
-      const bool pass = err <= gemm_tolerance(gc.problem);
-      ok = ok && pass;
-      const auto [ours, ref] =
-          time_launch_pair([&](CUstream st) { plan.run(st); }, [&](CUstream st) { cublas.gemm(gc.problem, st); }, nullptr, 5, a.runs);
-      const double t_ours = tflops(gc.flops(), ours.median_ms), t_ref = tflops(gc.flops(), ref.median_ms);
-      const std::string shape = fmt::format("{}x{}x{}", s[0], s[1], s[2]);
-      fmt::print("{:<18} {:<3} {:>11.1f} {:>11.1f} {:>7.3f}  {:>9.2e}{} {}\n", shape, lay, t_ours, t_ref, t_ours / t_ref, err,
-                 pass ? " " : "!", plan.config().to_string());
-      std::fflush(stdout);
-      rows.push_back({{"shape", shape}, {"layout", lay}, {"dtype", a.dtype}, {"math", a.math}, {"tilejit_tflops", t_ours},
-                      {"cublas_tflops", t_ref}, {"ratio", t_ours / t_ref}, {"tilejit_ms", ours.median_ms},
-                      {"cublas_ms", ref.median_ms}, {"rel_error", err}, {"config", plan.config().to_string()}});
+      c.err = c.gc->relative_error(1 << 14);
+      c.pass = c.err <= gemm_tolerance(c.gc->problem);
+      ok = ok && c.pass;
+      if (a.rounds == 1) {
+        time_round(c);
+        report(c);
+        continue;
+      }
+      cases.push_back(std::move(c));
     }
+  for (int r = 0; r < a.rounds && a.rounds > 1; ++r)
+    for (auto& c : cases) time_round(c);
+  for (const auto& c : cases) report(c);
   if (!a.out.empty()) {
     std::ofstream f(a.out);
     if (a.out.ends_with(".json")) {
       f << rows.dump(2) << "\n";
     } else {
-      f << "shape,layout,dtype,math,tilejit_tflops,cublas_tflops,ratio,tilejit_ms,cublas_ms,rel_error,config\n";
+      f << "shape,layout,dtype,math,tilejit_tflops,cublas_tflops,ratio,tilejit_ms,cublas_ms,rel_error,config,rounds,ratio_min,ratio_max\n";
       for (const auto& r : rows)
-        f << fmt::format("{},{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{:.5f},{:.3e},{}\n", r["shape"].get<std::string>(),
+        f << fmt::format("{},{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{:.5f},{:.3e},{},{},{:.4f},{:.4f}\n", r["shape"].get<std::string>(),
                          r["layout"].get<std::string>(), r["dtype"].get<std::string>(), r["math"].get<std::string>(),
                          r["tilejit_tflops"].get<double>(), r["cublas_tflops"].get<double>(), r["ratio"].get<double>(),
                          r["tilejit_ms"].get<double>(), r["cublas_ms"].get<double>(), r["rel_error"].get<double>(),
-                         r["config"].get<std::string>());
+                         r["config"].get<std::string>(), r["rounds"].get<int>(), r["ratio_min"].get<double>(),
+                         r["ratio_max"].get<double>());
     }
   }
   return ok ? 0 : kExitFailure;
@@ -284,6 +328,9 @@ void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& ac
   bg->add_option("--shapes", b->shapes, "MxNxK,... (default: 1024^3, 4096^3, 8192^3, 4096x4096x512, 16x8192x8192, 128x8192x8192, 1000^3, 4095^3)");
   bg->add_option("--out", b->out, "Also write FILE.csv or FILE.json");
   bg->add_option("--runs", b->runs, "Timed runs per kernel");
+  bg->add_option("--rounds", b->rounds,
+                 "Passes over every shape and layout (default 1); with more, each figure is the median over the rounds and "
+                 "the ratio's range is printed");
   bg->callback([&action, b] { action = [b] { return bench_gemm(*b); }; });
 
   auto z = std::make_shared<GemmArgs>();
