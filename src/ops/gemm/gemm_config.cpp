@@ -19,7 +19,7 @@ constexpr GemmConfig kPuzzle33{GemmKind::mma, 128, 64, 32, 32, 32, 1};
 constexpr GemmConfig kPuzzle33Tiled{GemmKind::simt, 32, 32, 32, 1, 32, 1};
 
 [[noreturn]] void bad_config(std::string_view text, std::string_view why) {
-  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS][:pp][:cC][:sw][:kh] (e.g. mma:128x64x32:32x32:1) "
+  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS][:tS][:pp][:cC][:sw][:kh] (e.g. mma:128x64x32:32x32:1) "
                                     "with KIND simt, mma or wgmma, or a preset (puzzle33, puzzle33-tiled)",
                                     text, why));
 }
