@@ -106,7 +106,11 @@ std::shared_ptr<Kernel> KernelCache::build(KernelKey key, const KernelRequest& r
     return std::make_shared<Kernel>(std::move(key), request, std::move(k), false, this);
   }
   if (compiled) *compiled = true;
-  CompiledKernel k = compiler_.compile(request.compile);
+  // TILEJIT_ALWAYS_COMPILE means a real compile: NVRTC 12.9+ would otherwise answer a program it
+  // has compiled before from its own cache (the driver's compute cache) where a driver is present.
+  CompileRequest compile_request = request.compile;
+  if (always_compile_) compile_request.options.push_back("--no-cache");
+  CompiledKernel k = compiler_.compile(compile_request);
   compiles_.fetch_add(1, std::memory_order_relaxed);
   compile_microseconds_.fetch_add(static_cast<std::uint64_t>(k.compile_ms * 1000), std::memory_order_relaxed);
   return std::make_shared<Kernel>(std::move(key), request, std::move(k), false, this);

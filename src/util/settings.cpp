@@ -163,7 +163,7 @@ Settings Settings::from_environment() {
 
   auto always = env("TILEJIT_ALWAYS_COMPILE");
   if (always) s.always_compile = parse_bool("TILEJIT_ALWAYS_COMPILE", *always);
-  row("TILEJIT_ALWAYS_COMPILE", always, "0", "0", "ignore both caches and compile every kernel (debugging)");
+  row("TILEJIT_ALWAYS_COMPILE", always, "0", "0", "ignore the caches (tilejit's and NVRTC's own) and compile every kernel (debugging, compile timing)");
 
   auto warmup = env("TILEJIT_NVRTC_WARMUP");
   if (warmup) s.nvrtc_warmup = parse_bool("TILEJIT_NVRTC_WARMUP", *warmup);

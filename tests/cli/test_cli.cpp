@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <iterator>
 
 namespace tilejit {
 namespace {
@@ -121,6 +123,19 @@ TEST(Cli, DumpDirGetsSourceAndCubin) {
   EXPECT_EQ(cu, 1);
   EXPECT_EQ(cubin, 1);
   EXPECT_EQ(options, 1);
+  // TILEJIT_ALWAYS_COMPILE also turns NVRTC's own cache off, so that every compile is one.
+  test::TempDir always;
+  Result a = run_cli("compile elementwise -e 'z = x' --arch sm_90a", "TILEJIT_ALWAYS_COMPILE=1 TILEJIT_DUMP_DIR=" + always.path().string());
+  ASSERT_EQ(a.code, 0) << a.out;
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(always.path()))
+    if (e.path().filename().string().ends_with(".options.txt")) {
+      std::ifstream f(e.path());
+      const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      EXPECT_NE(text.find("--no-cache"), std::string::npos) << text;
+      ++checked;
+    }
+  EXPECT_EQ(checked, 1);
 }
 
 }  // namespace
