@@ -1,7 +1,8 @@
 // Copies a strided matrix (or a batch of them) between two layouts: the wgmma GEMM's path for
 // operands TMA cannot address as they are (a leading dimension such as 4095 bf16, a pointer off a
 // 16-byte boundary, an odd batch stride: copied into a tight, 16-byte aligned workspace), and back
-// for a D that TMA cannot write (written aligned into the workspace, then copied into place).
+// for a D that TMA cannot write (written aligned into the workspace, then copied into place); and
+// transposes a B that narrow tiles must read K-major.
 #pragma once
 
 namespace tilejit {
@@ -55,6 +56,35 @@ template <int Bytes> __global__ void __launch_bounds__(256) copy_matrix_kernel(c
       } else {
         for (long long j = c; j < p.width; ++j) d[j] = s[j];
       }
+    }
+  }
+}
+
+// B^T for narrow wgmma tiles, which read B K-major only: p.src holds p.lines lines (K) of p.width
+// contiguous elements (N), p.dst gets p.width lines of p.lines. Block (x, y, z) moves 32 x 32
+// blocks (lines 32y.., elements 32x..; then every gridDim.y-th block of lines and gridDim.z-th
+// matrix) through shared memory, so that both the reads and the writes run along contiguous memory.
+template <int Bytes> __global__ void __launch_bounds__(256) transpose_matrix_kernel(const pack_params p) {
+  using E = typename pack_element<Bytes>::type;
+  __shared__ E block[32][33];  // one column of padding: the transposed reads hit distinct banks
+  const long long elem0 = static_cast<long long>(blockIdx.x) * 32;
+  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+  for (long long b = blockIdx.z; b < p.batch; b += gridDim.z) {
+    const E* src = static_cast<const E*>(p.src) + b * p.stride_src;
+    E* dst = static_cast<E*>(p.dst) + b * p.stride_dst;
+    for (long long line0 = static_cast<long long>(blockIdx.y) * 32; line0 < p.lines; line0 += static_cast<long long>(gridDim.y) * 32) {
+#pragma unroll
+      for (int i = ty; i < 32; i += 8) {
+        const long long line = line0 + i, elem = elem0 + tx;
+        if (line < p.lines && elem < p.width) block[i][tx] = src[line * p.ld_src + elem];
+      }
+      __syncthreads();
+#pragma unroll
+      for (int i = ty; i < 32; i += 8) {
+        const long long elem = elem0 + i, line = line0 + tx;
+        if (elem < p.width && line < p.lines) dst[elem * p.ld_dst + line] = block[tx][i];
+      }
+      __syncthreads();  // the block is read before the next lines overwrite it
     }
   }
 }

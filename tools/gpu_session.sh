@@ -2,7 +2,7 @@
 # Runs on the GPU machine over a build carried from the development machine (see ../shared/device.md):
 #   tools/gpu_session.sh STEP...   (tests memcheck memcheck-gemm gemm-tests bench-elementwise bench-launch
 #                                   bench-cache bench-compile32 puzzle33 bench-gemm bench-mma wgmma-compile
-#                                   gemm-issues)
+#                                   gemm-issues verify-sw-col-a)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -145,6 +145,17 @@ for what in "$@"; do
       rm -rf "$TILEJIT_CACHE_DIR"
       for i in 1 2 3 4 5 6; do step "first_call_$i" 2 "$bin/tilejit" bench first-call; done
       export TILEJIT_CACHE_DIR="$saved_cache_dir"
+      ;;
+    verify-sw-col-a)
+      # Branch wip/sw-col-a (not yet run on the H200): decode shapes with a column-major A swap
+      # operands too, A transposed into the workspace at each launch for the 16/32-wide tiles.
+      step swa_tests 8 ctest --test-dir "$root/build" -R "GemmGpuWgmma|MathsAndLayouts" -j 16 --output-on-failure
+      step swa_memcheck 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuWgmma.SwappedDecodeShapes'
+      step swa_decode 16 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes 16x8192x8192,32x8192x8192,16x4096x4096,1x8192x8192 \
+        --runs 20 --rounds 3
+      step swa_decode_k2 16 "$bin/tilejit" bench gemm --dtype bf16 --layout TN,TT --shapes 16x8192x8192,32x8192x8192,16x4096x4096,1x8192x8192 \
+        --config wgmma:64x128x64:64x128:8:k2 --runs 20 --rounds 3
       ;;
     *) echo "unknown step $what" ;;
   esac

@@ -388,13 +388,15 @@ TEST_F(GemmGpuWgmma, ClusterOfTwo) {
 }
 
 TEST_F(GemmGpuWgmma, SwappedDecodeShapes) {
-  // D^T = B^T A^T with 16- or 32-wide tiles of M: M from 1 to 32, N and K with tails, both layouts
-  // with a row-major A, split-K, tf32, batches with alpha, beta (C aliasing D) and an activation, the
-  // heuristic's own pick, and a narrow N computed directly.
+  // D^T = B^T A^T with 16- or 32-wide tiles of M: M from 1 to 32, N and K with tails, every layout
+  // (a column-major A is transposed into the workspace), split-K, tf32, batches with alpha, beta (C
+  // aliasing D) and an activation, the heuristic's own pick, and a narrow N computed directly (a
+  // row-major B transposed the same way).
   for (const char* cfg : {"wgmma:64x16x128:64x16:8:sw", "wgmma:64x32x64:64x32:8:sw", "wgmma:64x16x128:64x16:8:k3:sw"}) {
     GemmConfig c = GemmConfig::parse(cfg);
     for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{1, 1000, 256}, {7, 520, 1000}, {16, 4096, 2048}, {32, 136, 264}})
-      for (const char* layout : {"NT", "NN"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);
+      // TN and TT: A column-major, transposed into the workspace for the narrow tiles at each launch.
+      for (const char* layout : {"NT", "NN", "TN", "TT"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);
   }
   GemmConfig tf32 = GemmConfig::parse("wgmma:64x16x64:64x16:8:sw");
   expect_correct(rt, shape(kMaths[1], "NT", 9, 1000, 1000), false, &tf32);
@@ -409,9 +411,15 @@ TEST_F(GemmGpuWgmma, SwappedDecodeShapes) {
   p.c = p.d;
   p.epilogue.activation = Activation::silu;
   expect_correct(rt, p, false, &c);
+  p.a.layout = Layout::col_major;  // the same batches with A column-major (transposed per matrix)
+  p.a.ld = 12;
+  p.a.batch_stride = 12 * 200 + 8;
+  expect_correct(rt, p, false, &c);
   expect_correct(rt, shape(kMaths[3], "NT", 16, 8192, 1024), false, nullptr);  // the heuristic swaps
+  expect_correct(rt, shape(kMaths[3], "TN", 16, 8192, 1024), false, nullptr);  // also with A column-major
+  expect_correct_in_a_row(rt, shape(kMaths[3], "TT", 16, 4096, 1000), c);     // the transposed copy, launch after launch
   GemmConfig narrow = GemmConfig::parse("wgmma:64x16x128:64x16:8");
-  expect_correct(rt, shape(kMaths[3], "NT", 1000, 16, 512), false, &narrow);
+  for (const char* layout : {"NT", "NN"}) expect_correct(rt, shape(kMaths[3], layout, 1000, 16, 512), false, &narrow);
 }
 
 TEST_F(GemmGpuWgmma, BatchAlphaBetaBiasActivationsAndColumnMajorD) {

@@ -13,17 +13,18 @@ class TemplatesCompile : public ::testing::TestWithParam<std::string> {};
 TEST_P(TemplatesCompile, GemmOperandPackingInstantiates) {
   TemplateSet templates;
   NvrtcCompiler compiler(templates, util::Settings::from_environment().cuda_home, std::nullopt);
-  for (int bytes : {2, 4}) {
-    CompileRequest req;
-    req.program_name = "gemm_copy_" + std::to_string(bytes);
-    req.entry_template = "gemm_pack.cuh";
-    req.source = "#include \"gemm_pack.cuh\"\n";
-    req.name_expression = "tilejit::copy_matrix_kernel<" + std::to_string(bytes) + ">";
-    req.options = compiler.options(GetParam());
-    CompiledKernel k;
-    ASSERT_NO_THROW(k = compiler.compile(req)) << bytes;
-    EXPECT_FALSE(k.lowered_name.empty());
-  }
+  for (int bytes : {2, 4})
+    for (const std::string kernel : {"copy", "transpose"}) {
+      CompileRequest req;
+      req.program_name = "gemm_" + kernel + "_" + std::to_string(bytes);
+      req.entry_template = "gemm_pack.cuh";
+      req.source = "#include \"gemm_pack.cuh\"\n";
+      req.name_expression = "tilejit::" + kernel + "_matrix_kernel<" + std::to_string(bytes) + ">";
+      req.options = compiler.options(GetParam());
+      CompiledKernel k;
+      ASSERT_NO_THROW(k = compiler.compile(req)) << kernel << " " << bytes;
+      EXPECT_FALSE(k.lowered_name.empty());
+    }
 }
 
 TEST_P(TemplatesCompile, Alone) {

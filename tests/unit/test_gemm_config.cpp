@@ -301,7 +301,7 @@ TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
   EXPECT_EQ(choose_gemm_config(tf32_nn, "sm_90a", 132).kind, GemmKind::mma);  // tf32 wgmma: K-major only
   GemmProblem decode = nt;
   decode.m = 16;
-  decode.a.layout = Layout::col_major;  // (a row-major A swaps operands: see SwapsOperandsForDecodeShapes)
+  decode.epilogue.bias = 1 << 20;  // (without a bias M = 16 swaps operands: see SwapsOperandsForDecodeShapes)
   // 64 tiles of 64x128 for 132 SMs: two slices of K
   EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x128x64:64x128:8:k2");
   for (auto q : {nt, tf32, problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
@@ -325,13 +325,19 @@ TEST(GemmHeuristic, SwapsOperandsForDecodeShapes) {
   tf32.math = MathMode::tf32;
   EXPECT_EQ(choose_gemm_config(tf32, "sm_90a", 132).to_string(), "wgmma:64x16x64:64x16:8:sw");
   GemmProblem tn = nt;
-  tn.a.layout = Layout::col_major;  // A^T would be an N-major B operand, which needs BN >= 64
-  EXPECT_FALSE(choose_gemm_config(tn, "sm_90a", 132).swap_ab);
+  tn.a.layout = Layout::col_major;  // A^T is an N-major B, transposed at launch for the 16-wide tiles
+  EXPECT_EQ(choose_gemm_config(tn, "sm_90a", 132).to_string(), "wgmma:64x16x128:64x16:8:sw");
+  GemmProblem tt = tn;
+  tt.b.layout = Layout::row_major;
+  EXPECT_EQ(choose_gemm_config(tt, "sm_90a", 132).to_string(), "wgmma:64x16x128:64x16:8:sw");
+  GemmProblem tf32_tn = tf32;
+  tf32_tn.b.layout = Layout::row_major;  // B^T would be an M-major A: tf32 wgmma reads K-major A only
+  EXPECT_FALSE(choose_gemm_config(tf32_tn, "sm_90a", 132).swap_ab);
   GemmProblem biased = nt;
   biased.epilogue.bias = 1 << 20;
   EXPECT_FALSE(choose_gemm_config(biased, "sm_90a", 132).swap_ab);
   EXPECT_FALSE(choose_gemm_config(nt, "sm_90", 132).swap_ab);  // no wgmma without sm_90a
-  for (auto q : {nt, nn, m32, tf32, tn, biased})
+  for (auto q : {nt, nn, m32, tf32, tn, tt, tf32_tn, biased})
     EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(q, "sm_90a", 132), q, "sm_90a"));
 }
 
@@ -354,8 +360,16 @@ TEST(GemmConfig, SwappedOperands) {
   EXPECT_EQ(q.d.ld, 8192);
   EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8:sw", p), "");
   GemmProblem tn = p;
-  tn.a.layout = Layout::col_major;
-  EXPECT_NE(broken_rule("wgmma:64x16x128:64x16:8:sw", tn).find("row-major A with sw"), std::string::npos);
+  tn.a.layout = Layout::col_major;  // A^T is N-major: the launcher transposes it for the narrow tiles
+  EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8:sw", tn), "");
+  const GemmConfig c16 = GemmConfig::parse("wgmma:64x16x128:64x16:8:sw");
+  const GemmProblem kq = ops::wgmma_kernel_problem(c16, ops::normalized(tn));
+  EXPECT_TRUE(ops::wgmma_transposes_b(c16, ops::swapped_ab(ops::normalized(tn))));
+  EXPECT_EQ(kq.b.layout, Layout::col_major);  // the K-major copy the kernel reads
+  EXPECT_EQ(kq.b.ld, 4096);
+  EXPECT_EQ(kq.b.batch_stride, 4096 * 16);
+  EXPECT_EQ(kq.b.ptr, tn.a.ptr);  // the copy's source, replaced by the workspace at launch
+  EXPECT_FALSE(ops::wgmma_transposes_b(c16, q));  // a row-major A needs no copy
   GemmProblem biased = p;
   biased.epilogue.bias = 1 << 20;
   EXPECT_NE(broken_rule("wgmma:64x16x128:64x16:8:sw", biased).find("no bias"), std::string::npos);
@@ -364,8 +378,8 @@ TEST(GemmConfig, SwappedOperands) {
   GemmProblem narrow = problem(DType::bf16, MathMode::exact, 8192, 16, 4096);
   narrow.b.layout = Layout::col_major;
   EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8", narrow), "");
-  narrow.b.layout = Layout::row_major;
-  EXPECT_NE(broken_rule("wgmma:64x16x128:64x16:8", narrow).find("column-major (K-major) B"), std::string::npos);
+  narrow.b.layout = Layout::row_major;  // transposed at launch
+  EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8", narrow), "");
   EXPECT_NE(broken_rule("wgmma:64x48x64:64x48:8", narrow).find("16, 32, 64"), std::string::npos);
 }
 

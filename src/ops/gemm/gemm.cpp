@@ -171,7 +171,7 @@ struct GemmPlanState {
   jit::KernelRequest request(const ops::GemmVariant& v, const std::string& arch) const {
     return ops::gemm_request(*rt, kernel_problem, v, arch);
   }
-  GemmProblem kernel_view(const GemmProblem& p) const { return config.swap_ab ? ops::swapped_ab(p) : p; }
+  GemmProblem kernel_view(const GemmProblem& p) const { return ops::wgmma_kernel_problem(config, p); }
   const std::string& arch() const { return target; }
 
   std::shared_ptr<jit::Kernel> kernel(const ops::GemmVariant& v, bool* compiled = nullptr) {
@@ -267,7 +267,11 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Ru
     const long long units = whole_tiles + (tiles - whole_tiles) * split;
     s->grid_x = static_cast<unsigned>(std::clamp<long long>(units, 1, sms / c.cluster) * c.cluster);
     s->grid_y = 1;
-    s->wgmma = std::make_unique<ops::WgmmaLauncher>(rt, p, c);
+    // A B that narrow tiles need K-major is transposed at each launch from the layout the user gave.
+    const GemmProblem seen = c.swap_ab ? ops::swapped_ab(s->problem) : s->problem;
+    std::optional<MatrixRef> b_source;
+    if (ops::wgmma_transposes_b(c, seen)) b_source = seen.b;
+    s->wgmma = std::make_unique<ops::WgmmaLauncher>(rt, p, c, b_source);
   } else {
     s->grid_x = static_cast<unsigned>(std::max<long long>(1, tiles_m * tiles_n));
     s->grid_y = static_cast<unsigned>(p.batch);

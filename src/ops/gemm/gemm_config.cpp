@@ -165,6 +165,21 @@ GemmProblem swapped_ab(const GemmProblem& p) {
   return q;
 }
 
+bool wgmma_transposes_b(const GemmConfig& c, const GemmProblem& p) {
+  return c.kind == GemmKind::wgmma && (c.bn == 16 || c.bn == 32) && p.b.layout == Layout::row_major;
+}
+
+GemmProblem wgmma_kernel_problem(const GemmConfig& c, const GemmProblem& user_problem) {
+  GemmProblem q = c.swap_ab ? swapped_ab(user_problem) : user_problem;
+  if (wgmma_transposes_b(c, q)) {
+    const std::int64_t per16 = 16 / static_cast<std::int64_t>(dtype_size(q.b.dtype));
+    q.b.layout = Layout::col_major;
+    q.b.ld = (q.k + per16 - 1) / per16 * per16;
+    q.b.batch_stride = q.b.ld * q.n;
+  }
+  return q;
+}
+
 int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   // wgmma: the stages, their full/empty barriers, two 128-byte-wide staging buffers of WM rows per
@@ -231,9 +246,8 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   if (c.bm / c.wm > 3) broken(c, fmt::format("BM/WM = {} consumer warpgroups; at most 3 fit", c.bm / c.wm));
   if (c.bm > 256) broken(c, fmt::format("BM={} exceeds the 256 rows a TMA box may hold", c.bm));
   if (c.bn == 16 || c.bn == 32) {
-    // Narrow tiles (swapped decode shapes): B's tile is read K-major only (an N-major box is 64 wide).
-    if (p.b.layout != Layout::col_major)
-      broken(c, fmt::format("BN={} needs a column-major (K-major) B{}", c.bn, c.swap_ab ? ", i.e. a row-major A with sw" : ""));
+    // Narrow tiles (swapped decode shapes): B's tile is read K-major only (an N-major box is 64 wide);
+    // a row-major B is transposed at launch (see wgmma_transposes_b).
     if (c.cluster != 1) broken(c, fmt::format("BN={} does not split into cluster halves", c.bn));
   } else if (c.bn % 64 != 0 || c.bn > 256) {
     broken(c, fmt::format("BN={} must be 16, 32, 64, 128, 192 or 256", c.bn));
@@ -264,8 +278,9 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
 }  // namespace
 
 void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, const std::string& arch) {
-  // With swapped operands the tiles, layouts and alignment rules are those of D^T = B^T A^T.
-  const GemmProblem p = c.swap_ab ? ops::swapped_ab(user_problem) : user_problem;
+  // With swapped operands the tiles, layouts and alignment rules are those of D^T = B^T A^T, and a
+  // B that narrow tiles need transposed is checked as the K-major copy they read.
+  const GemmProblem p = ops::wgmma_kernel_problem(c, user_problem);
   if (c.bm <= 0 || c.bn <= 0 || c.bk <= 0 || c.wm <= 0 || c.wn <= 0) broken(c, "tile sizes must be positive");
   if (c.bm % c.wm != 0) broken(c, fmt::format("WM={} does not divide BM={}", c.wm, c.bm));
   if (c.bn % c.wn != 0) broken(c, fmt::format("WN={} does not divide BN={}", c.wn, c.bn));
@@ -326,18 +341,20 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   const long long tiles128x256 = ((p.m + 127) / 128) * ((p.n + 255) / 256) * batches;
   std::string reason;
   GemmConfig c;
-  // Hopper, decode-like M (<= 32) with a row-major A and no bias: compute D^T = B^T A^T, where N's
-  // rows fill the device in 64-row tiles and M is a 16- or 32-wide tile (no MMA rows wasted on padding).
+  // Hopper, decode-like M (<= 32) with no bias: compute D^T = B^T A^T, where N's rows fill the
+  // device in 64-row tiles and M is a 16- or 32-wide tile (no MMA rows wasted on padding). A
+  // column-major A (M-major) is transposed into the workspace at launch: a few hundred KB.
   const bool wgmma_inputs = arch == "sm_90a" && !(p.a.dtype == DType::f32 && p.math == MathMode::exact);
-  if (wgmma_inputs && p.m <= 32 && p.n >= 1024 && p.k >= 256 && p.a.layout == Layout::row_major && !p.epilogue.bias &&
+  if (wgmma_inputs && p.m <= 32 && p.n >= 1024 && p.k >= 256 && !p.epilogue.bias &&
       (p.a.dtype != DType::f32 || p.b.layout == Layout::col_major)) {
-    const GemmProblem q = ops::swapped_ab(p);
     const int es = static_cast<int>(dtype_size(p.a.dtype)), bn = p.m <= 16 ? 16 : 32;
     GemmConfig s{GemmKind::wgmma, 64, bn, 256 / es, 64, bn, 8};
     s.swap_ab = true;
+    const GemmProblem q = ops::wgmma_kernel_problem(s, p);
     try {
       validate_wgmma_config(s, q, arch);
-      if (!ops::tma_unready_reason(q, true).empty() || !ops::tma_unready_reason(q, false).empty())
+      if (!ops::tma_unready_reason(q, true).empty() ||
+          (!ops::wgmma_transposes_b(s, ops::swapped_ab(p)) && !ops::tma_unready_reason(q, false).empty()))
         throw InvalidArgument("an operand would need packing");
       const long long tiles = (q.m + s.bm - 1) / s.bm * batches, ktiles = (q.k + s.bk - 1) / s.bk;
       if (tiles * 2 <= sms && ktiles >= 8) s.split_k = static_cast<int>(std::clamp<long long>(sms / tiles, 1, std::min<long long>(4, ktiles / 4)));

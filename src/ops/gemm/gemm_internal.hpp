@@ -57,6 +57,14 @@ bool wgmma_d_tma(const GemmConfig& c, const GemmProblem& p);
 // trade places; every matrix is read as its transpose, which flips its layout and keeps its leading
 // dimension).
 GemmProblem swapped_ab(const GemmProblem& p);
+// Whether a wgmma kernel with narrow tiles (BN 16 or 32, which read B K-major only) gets a row-major
+// B as a transposed copy, made in the plan's workspace at launch (A column-major with sw: decode
+// shapes in every layout).
+bool wgmma_transposes_b(const GemmConfig& c, const GemmProblem& swapped_or_not);
+// The problem a kernel computes for the user's: swapped with sw, and B as the K-major copy the
+// launcher makes where it transposes B (leading dimension K rounded up to 16 bytes; the pointer stays
+// the user's, the copy's source).
+GemmProblem wgmma_kernel_problem(const GemmConfig& c, const GemmProblem& user_problem);
 // Shared memory a configuration uses for a problem's dtype (must mirror the templates).
 int gemm_shared_bytes(const GemmConfig& cfg, const GemmProblem& p);
 // The lane layout of a SIMT warp tile: LM x LN lanes, as square as possible per thread.

@@ -37,8 +37,9 @@ std::string tma_unready_reason(const GemmProblem& p, bool is_a) {
   return "";
 }
 
-WgmmaLauncher::WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProblem& problem, const GemmConfig& config)
-    : rt_(std::move(rt)), problem_(problem), config_(config) {}
+WgmmaLauncher::WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProblem& problem, const GemmConfig& config,
+                             std::optional<MatrixRef> b_source)
+    : rt_(std::move(rt)), problem_(problem), config_(config), b_source_(std::move(b_source)) {}
 
 WgmmaLauncher::~WgmmaLauncher() {
   if ((workspace_ || split_k_workspace_) && jit::driver_available()) {
@@ -76,21 +77,7 @@ void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, CUstr
                                std::int64_t width, const char* what) {
   if (lines < 0) lines = problem_.m, width = problem_.n, what = "copying the staged GEMM output D into place";
   const int es = static_cast<int>(dtype_size(from.dtype));
-  CUfunction& fn = copy_fns_[es == 4 ? 1 : 0];
-  if (!fn) {
-    jit::KernelRequest req;
-    req.family = "gemm_pack";
-    req.arch = rt_->arch(false);
-    req.compile.program_name = fmt::format("gemm_copy_{}", es * 8);
-    req.compile.entry_template = "gemm_pack.cuh";
-    req.compile.source = "#include \"gemm_pack.cuh\"\n";
-    req.compile.name_expression = fmt::format("tilejit::copy_matrix_kernel<{}>", es);
-    req.compile.options = rt_->compiler.options(req.arch);
-    req.dtypes = fmt::format("{}-byte elements", es);
-    req.config = "threads=256";
-    copy_kernels_.push_back(rt_->cache.get(req));
-    fn = copy_kernels_.back()->function(rt_->device_ordinal);
-  }
+  CUfunction fn = helper_kernel(false, es);
   PackParams q{reinterpret_cast<const void*>(from.ptr), reinterpret_cast<void*>(to.ptr), width, lines, from.ld,
                to.ld, from.batch_stride, to.batch_stride, problem_.batch};
   void* args[] = {&q};
@@ -101,16 +88,53 @@ void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, CUstr
              rt_->device_ordinal, what);
 }
 
+CUfunction WgmmaLauncher::helper_kernel(bool transpose, int bytes) {
+  CUfunction& fn = helper_fns_[transpose ? 1 : 0][bytes == 4 ? 1 : 0];
+  if (!fn) {
+    const char* kernel = transpose ? "transpose" : "copy";
+    jit::KernelRequest req;
+    req.family = "gemm_pack";
+    req.arch = rt_->arch(false);
+    req.compile.program_name = fmt::format("gemm_{}_{}", kernel, bytes * 8);
+    req.compile.entry_template = "gemm_pack.cuh";
+    req.compile.source = "#include \"gemm_pack.cuh\"\n";
+    req.compile.name_expression = fmt::format("tilejit::{}_matrix_kernel<{}>", kernel, bytes);
+    req.compile.options = rt_->compiler.options(req.arch);
+    req.dtypes = fmt::format("{}-byte elements", bytes);
+    req.config = "threads=256";
+    copy_kernels_.push_back(rt_->cache.get(req));
+    fn = copy_kernels_.back()->function(rt_->device_ordinal);
+  }
+  return fn;
+}
+
+void WgmmaLauncher::transpose_b(const MatrixRef& from, const MatrixRef& to, CUstream stream) {
+  const int es = static_cast<int>(dtype_size(from.dtype));
+  CUfunction fn = helper_kernel(true, es);
+  // from: K lines of N elements (B row-major); to: N lines of K (B column-major, K-major).
+  PackParams q{reinterpret_cast<const void*>(from.ptr), reinterpret_cast<void*>(to.ptr), problem_.n, problem_.k, from.ld ? from.ld : problem_.n,
+               to.ld, from.batch_stride, to.batch_stride, problem_.batch};
+  void* args[] = {&q};
+  // 32 x 32 element blocks of the source per thread block; the batch along z (the kernel loops where
+  // the grid's y and z limits cut lines or matrices short).
+  const unsigned grid_x = static_cast<unsigned>((problem_.n + 31) / 32);
+  const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>((problem_.k + 31) / 32, 1, 65535));
+  const unsigned grid_z = static_cast<unsigned>(std::clamp<std::int64_t>(problem_.batch, 1, 65535));
+  jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, grid_z, 256, 1, 1, 0, stream, args, nullptr),
+             "cuLaunchKernel", rt_->device_ordinal, "transposing GEMM operand B into K-major order for narrow tiles");
+}
+
 void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, CUstream stream) {
   std::lock_guard lock(mutex_);
   GemmProblem p = problem_;
   p.a.ptr = reinterpret_cast<CUdeviceptr>(q.a);
   p.b.ptr = reinterpret_cast<CUdeviceptr>(q.b);
   p.d.ptr = reinterpret_cast<CUdeviceptr>(q.d);
-  const bool pack_a = !tma_unready_reason(p, true).empty(), pack_b = !tma_unready_reason(p, false).empty();
+  // A B that is transposed into the workspace needs no packing on top.
+  const bool pack_a = !tma_unready_reason(p, true).empty(), pack_b = !b_source_ && !tma_unready_reason(p, false).empty();
   const bool stage_d = wgmma_stage_d(config_, p);
   const MatrixRef user_d = p.d;
-  if (pack_a || pack_b || stage_d) {
+  if (pack_a || pack_b || b_source_ || stage_d) {
     auto bytes_of = [&](bool is_a) -> std::size_t {
       std::int64_t lines = 0, width = 0;
       line_shape(p, is_a, lines, width);
@@ -118,7 +142,13 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
       const std::int64_t ld = (width + 16 / es - 1) / (16 / es) * (16 / es);
       return static_cast<std::size_t>((ld * lines * p.batch * es + 255) / 256 * 256);
     };
-    const std::size_t a_bytes = pack_a ? bytes_of(true) : 0, b_bytes = pack_b ? bytes_of(false) : 0;
+    // A transposed B is already described K-major with its workspace leading dimension (see
+    // wgmma_kernel_problem).
+    const std::size_t a_bytes = pack_a ? bytes_of(true) : 0;
+    const std::size_t b_bytes = pack_b ? bytes_of(false)
+                                : b_source_ ? static_cast<std::size_t>((p.b.batch_stride * p.batch *
+                                                                          static_cast<std::int64_t>(dtype_size(p.b.dtype)) + 255) / 256 * 256)
+                                            : 0;
     const std::size_t d_bytes = stage_d ? static_cast<std::size_t>((aligned_ld(p.d, p.n) * p.m * p.batch *
                                                                     static_cast<std::int64_t>(dtype_size(p.d.dtype)) + 255) / 256 * 256)
                                         : 0;
@@ -136,6 +166,12 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
     }
     if (pack_a) p.a = pack(p.a, true, 0, stream);
     if (pack_b) p.b = pack(p.b, false, a_bytes, stream);
+    if (b_source_) {
+      MatrixRef from = *b_source_;
+      from.ptr = p.b.ptr;
+      p.b.ptr = workspace_ + a_bytes;
+      transpose_b(from, p.b, stream);
+    }
     if (stage_d) {
       // D is written aligned into the workspace (through TMA) and copied into place after the GEMM.
       p.d.ld = aligned_ld(p.d, p.n);

@@ -26,7 +26,10 @@ static_assert(sizeof(PackParams) == 72, "must match pack_params in gemm_pack.cuh
 
 class WgmmaLauncher {
  public:
-  WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProblem& problem, const GemmConfig& config);
+  // b_source: where the kernel's K-major B is a transposed copy (wgmma_transposes_b), B as the user
+  // stores it (its pointer comes with each launch).
+  WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProblem& problem, const GemmConfig& config,
+                std::optional<MatrixRef> b_source = std::nullopt);
   ~WgmmaLauncher();
   WgmmaLauncher(const WgmmaLauncher&) = delete;
   WgmmaLauncher& operator=(const WgmmaLauncher&) = delete;
@@ -48,6 +51,10 @@ class WgmmaLauncher {
   // an operand, or (without lines: D's m x n) putting a staged D in place.
   void copy_lines(const MatrixRef& from, const MatrixRef& to, CUstream stream, std::int64_t lines = -1,
                   std::int64_t width = 0, const char* what = nullptr);
+  // B^T of `from` (K lines of N contiguous elements per matrix) into `to` (N lines of K).
+  void transpose_b(const MatrixRef& from, const MatrixRef& to, CUstream stream);
+  // The copy or transpose kernel for elements of `bytes` bytes, compiled (or found) on first use.
+  CUfunction helper_kernel(bool transpose, int bytes);
   static std::int64_t aligned_ld(const MatrixRef& d, std::int64_t n);  // D's leading dimension in the workspace
   void encode(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows, const char* name) const;
   const TensorMaps& tensor_maps(const MatrixRef& a, const MatrixRef& b, const MatrixRef& d);
@@ -55,6 +62,7 @@ class WgmmaLauncher {
   std::shared_ptr<Runtime::Impl> rt_;
   GemmProblem problem_;
   GemmConfig config_;
+  std::optional<MatrixRef> b_source_;
   std::mutex mutex_;
   std::optional<TensorMaps> maps_;     // for the last pointers
   CUfunction cluster_fn_ = nullptr;    // the kernel max_cluster_blocks_ was measured for
@@ -63,7 +71,7 @@ class WgmmaLauncher {
   std::size_t workspace_bytes_ = 0;
   CUdeviceptr split_k_workspace_ = 0;  // split-K partial tiles and arrival counters (counters reset by the kernel)
   std::vector<std::shared_ptr<jit::Kernel>> copy_kernels_;  // keep the copy kernels' modules loaded
-  CUfunction copy_fns_[2] = {};                            // [2-byte, 4-byte elements]
+  CUfunction helper_fns_[2][2] = {};                       // [copy, transpose][2-byte, 4-byte elements]
 };
 
 }  // namespace tilejit::ops
