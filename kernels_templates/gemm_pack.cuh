@@ -89,4 +89,21 @@ template <int Bytes> __global__ void __launch_bounds__(256) transpose_matrix_ker
   }
 }
 
+// The same for narrow sources (p.width <= 64 elements: the M of a decode shape whose A is
+// column-major): one thread per source line reads the line's elements and writes each to its own
+// destination line, so a warp writes 32 consecutive elements of every destination line, and the
+// short source lines it reads stay in L1 after their first element. The 32 x 32 blocks above
+// leave most threads idle on such sources (H200, 16 x 8192 bf16: 4.3-4.7 us, ncu).
+template <int Bytes> __global__ void __launch_bounds__(128) transpose_narrow_matrix_kernel(const pack_params p) {
+  using E = typename pack_element<Bytes>::type;
+  const long long line = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (line >= p.lines) return;
+  for (long long b = blockIdx.y; b < p.batch; b += gridDim.y) {
+    const E* src = static_cast<const E*>(p.src) + b * p.stride_src + line * p.ld_src;
+    E* dst = static_cast<E*>(p.dst) + b * p.stride_dst + line;
+#pragma unroll 16
+    for (long long e = 0; e < p.width; ++e) dst[e * p.ld_dst] = src[e];
+  }
+}
+
 }  // namespace tilejit

@@ -2,7 +2,8 @@
 # Runs on the GPU machine over a build carried from the development machine (see ../shared/device.md):
 #   tools/gpu_session.sh STEP...   (tests memcheck memcheck-gemm gemm-tests bench-elementwise bench-launch
 #                                   bench-cache bench-compile32 puzzle33 bench-gemm bench-mma wgmma-compile
-#                                   gemm-issues verify-sw-col-a)
+#                                   gemm-issues verify-sw-col-a sweep-shapes
+#                                   ab-tf32-rounding sweep-1000 profile-decode-tn)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -124,7 +125,7 @@ for what in "$@"; do
         --gtest_filter='GemmGpuWgmma.SwappedDecodeShapes:GemmGpuWgmma.StagesDTmaCannotWrite:GemmGpuWgmma.KHalves:GemmGpuWgmma.SplitK:GemmGpuWgmma.TailSplit:GemmGpuWgmma.BiasWithoutCOnTilesAtDsEdge'
       shapes=1024x1024x1024,4096x4096x4096,8192x8192x8192,12288x4096x4096,4096x4096x512,16x8192x8192,128x8192x8192,1000x1000x1000,4095x4095x4095
       for dt in bf16 f16; do
-        step "gemm_$dt" 40 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes $shapes --runs 20 --out "$out/gemm_$dt.csv"
+        step "gemm_$dt" 40 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes $shapes --runs 20 --rounds 3 --out "$out/gemm_$dt.csv"
       done
       step gemm_tf32 6 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --layout NT --shapes 4096x4096x4096,8192x8192x8192 --runs 20
       for dt in bf16 f16; do
@@ -156,6 +157,46 @@ for what in "$@"; do
         --runs 20 --rounds 3
       step swa_decode_k2 16 "$bin/tilejit" bench gemm --dtype bf16 --layout TN,TT --shapes 16x8192x8192,32x8192x8192,16x4096x4096,1x8192x8192 \
         --config wgmma:64x128x64:64x128:8:k2 --runs 20 --rounds 3
+      ;;
+    sweep-shapes)
+      # Configurations beside the heuristic's pick for the shapes issue 5 still misses, each timed
+      # beside cuBLAS in the same command (bf16, --rounds 3).
+      sweep() {  # name shape config...
+        local name="$1" shape="$2"; shift 2
+        step "sweep_${name}_default" 6 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes "$shape" --runs 20 --rounds 3
+        for cfg in "$@"; do
+          step "sweep_${name}_${cfg//:/_}" 6 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes "$shape" --runs 20 --rounds 3 --config "$cfg"
+        done
+      }
+      sweep m128 128x8192x8192 wgmma:64x128x64:64x128:8:c2 wgmma:128x128x64:64x128:6:k2 wgmma:128x64x64:64x64:8 \
+        wgmma:64x256x64:64x256:4:k2 wgmma:64x64x64:64x64:8 wgmma:64x128x64:64x128:4:k2
+      sweep m1000 1000x1000x1000 wgmma:64x128x64:64x128:4:k2 wgmma:64x64x64:64x64:4 wgmma:64x64x64:64x64:4:k2 \
+        wgmma:128x128x64:64x128:4:k2 wgmma:128x64x64:64x64:4
+      sweep m12288 12288x4096x4096 wgmma:256x128x64:128x128:3 wgmma:192x128x64:64x128:4 wgmma:128x192x64:64x192:4
+      ;;
+    ab-tf32-rounding)
+      # mma.sync tf32: the kernel's cvt.rna.tf32.f32 of every fragment element against two cheaper
+      # roundings (templates in .cache-gpu/tpl_add: + half an ulp; .cache-gpu/tpl_trunc: none, as
+      # wgmma reads raw f32), same configuration, same run, error against float64 in every line.
+      for v in main add trunc; do
+        dir="$root/kernels_templates"; [ "$v" != main ] && dir="$root/.cache-gpu/tpl_$v"
+        step "tf32_round_$v" 6 env TILEJIT_TEMPLATE_DIR="$dir" "$bin/tilejit" bench gemm --dtype f32 --math tf32 --layout NN,NT,TN,TT \
+          --shapes 4096x4096x4096 --config mma:128x128x32:64x64:3 --runs 20 --rounds 2
+      done
+      ;;
+    sweep-1000)
+      for cfg in wgmma:128x64x64:64x64:4 wgmma:128x64x64:64x64:6 wgmma:128x64x64:64x64:8 wgmma:128x64x128:64x64:4 \
+        wgmma:128x32x64:64x32:8 wgmma:64x64x64:64x64:8:kh; do
+        step "sweep_m1000_${cfg//:/_}" 6 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes 1000x1000x1000 --runs 20 --rounds 3 --config "$cfg"
+      done
+      step sweep_m1000_default 6 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes 1000x1000x1000 --runs 20 --rounds 3
+      ;;
+    profile-decode-tn)
+      # Kernel by kernel (transpose of A, GEMM) for the swapped decode shape with a column-major A.
+      step profile_decode_tn 30 ncu --clock-control none --metrics gpu__time_duration.sum --csv -c 12 \
+        "$bin/tilejit" gemm --m 16 --n 8192 --k 8192 --dtype bf16 --layout TN --bench --runs 3
+      step profile_decode_nn 30 ncu --clock-control none --metrics gpu__time_duration.sum --csv -c 12 \
+        "$bin/tilejit" gemm --m 16 --n 8192 --k 8192 --dtype bf16 --layout NN --bench --runs 3
       ;;
     *) echo "unknown step $what" ;;
   esac

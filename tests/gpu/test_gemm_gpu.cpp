@@ -420,6 +420,10 @@ TEST_F(GemmGpuWgmma, SwappedDecodeShapes) {
   expect_correct_in_a_row(rt, shape(kMaths[3], "TT", 16, 4096, 1000), c);     // the transposed copy, launch after launch
   GemmConfig narrow = GemmConfig::parse("wgmma:64x16x128:64x16:8");
   for (const char* layout : {"NT", "NN"}) expect_correct(rt, shape(kMaths[3], layout, 1000, 16, 512), false, &narrow);
+  // B's transpose takes one thread per line up to 64 columns and 32 x 32 blocks above: both sides.
+  for (std::int64_t n : {64, 65, 200}) expect_correct(rt, shape(kMaths[3], "NN", 300, n, 272), false, &narrow);
+  GemmConfig narrow_tf32 = GemmConfig::parse("wgmma:64x16x64:64x16:8");
+  for (std::int64_t n : {64, 65}) expect_correct(rt, shape(kMaths[1], "NN", 300, n, 272), false, &narrow_tf32);  // 4-byte elements
 }
 
 TEST_F(GemmGpuWgmma, BatchAlphaBetaBiasActivationsAndColumnMajorD) {

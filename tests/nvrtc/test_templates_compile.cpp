@@ -14,7 +14,7 @@ TEST_P(TemplatesCompile, GemmOperandPackingInstantiates) {
   TemplateSet templates;
   NvrtcCompiler compiler(templates, util::Settings::from_environment().cuda_home, std::nullopt);
   for (int bytes : {2, 4})
-    for (const std::string kernel : {"copy", "transpose"}) {
+    for (const std::string kernel : {"copy", "transpose", "transpose_narrow"}) {
       CompileRequest req;
       req.program_name = "gemm_" + kernel + "_" + std::to_string(bytes);
       req.entry_template = "gemm_pack.cuh";

@@ -77,7 +77,7 @@ void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, CUstr
                                std::int64_t width, const char* what) {
   if (lines < 0) lines = problem_.m, width = problem_.n, what = "copying the staged GEMM output D into place";
   const int es = static_cast<int>(dtype_size(from.dtype));
-  CUfunction fn = helper_kernel(false, es);
+  CUfunction fn = helper_kernel(HelperKernel::copy, es);
   PackParams q{reinterpret_cast<const void*>(from.ptr), reinterpret_cast<void*>(to.ptr), width, lines, from.ld,
                to.ld, from.batch_stride, to.batch_stride, problem_.batch};
   void* args[] = {&q};
@@ -88,10 +88,11 @@ void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, CUstr
              rt_->device_ordinal, what);
 }
 
-CUfunction WgmmaLauncher::helper_kernel(bool transpose, int bytes) {
-  CUfunction& fn = helper_fns_[transpose ? 1 : 0][bytes == 4 ? 1 : 0];
+CUfunction WgmmaLauncher::helper_kernel(HelperKernel which, int bytes) {
+  CUfunction& fn = helper_fns_[static_cast<int>(which)][bytes == 4 ? 1 : 0];
   if (!fn) {
-    const char* kernel = transpose ? "transpose" : "copy";
+    static constexpr const char* kNames[] = {"copy", "transpose", "transpose_narrow"};
+    const char* kernel = kNames[static_cast<int>(which)];
     jit::KernelRequest req;
     req.family = "gemm_pack";
     req.arch = rt_->arch(false);
@@ -110,11 +111,19 @@ CUfunction WgmmaLauncher::helper_kernel(bool transpose, int bytes) {
 
 void WgmmaLauncher::transpose_b(const MatrixRef& from, const MatrixRef& to, CUstream stream) {
   const int es = static_cast<int>(dtype_size(from.dtype));
-  CUfunction fn = helper_kernel(true, es);
   // from: K lines of N elements (B row-major); to: N lines of K (B column-major, K-major).
   PackParams q{reinterpret_cast<const void*>(from.ptr), reinterpret_cast<void*>(to.ptr), problem_.n, problem_.k, from.ld ? from.ld : problem_.n,
                to.ld, from.batch_stride, to.batch_stride, problem_.batch};
   void* args[] = {&q};
+  if (problem_.n <= 64) {  // a decode shape's M: one thread per line of K (see transpose_narrow_matrix_kernel)
+    const unsigned blocks = static_cast<unsigned>((problem_.k + 127) / 128);
+    const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>(problem_.batch, 1, 65535));
+    jit::check(jit::driver().cuLaunchKernel(helper_kernel(HelperKernel::transpose_narrow, es), blocks, grid_y, 1, 128, 1, 1, 0, stream, args,
+                                            nullptr),
+               "cuLaunchKernel", rt_->device_ordinal, "transposing a narrow GEMM operand B into K-major order for narrow tiles");
+    return;
+  }
+  CUfunction fn = helper_kernel(HelperKernel::transpose, es);
   // 32 x 32 element blocks of the source per thread block; the batch along z (the kernel loops where
   // the grid's y and z limits cut lines or matrices short).
   const unsigned grid_x = static_cast<unsigned>((problem_.n + 31) / 32);

@@ -53,8 +53,10 @@ class WgmmaLauncher {
                   std::int64_t width = 0, const char* what = nullptr);
   // B^T of `from` (K lines of N contiguous elements per matrix) into `to` (N lines of K).
   void transpose_b(const MatrixRef& from, const MatrixRef& to, CUstream stream);
-  // The copy or transpose kernel for elements of `bytes` bytes, compiled (or found) on first use.
-  CUfunction helper_kernel(bool transpose, int bytes);
+  // A gemm_pack.cuh kernel (copy_matrix_kernel, transpose_matrix_kernel, transpose_narrow_matrix_kernel)
+  // for elements of `bytes` bytes, compiled (or found in the cache) on first use.
+  enum class HelperKernel { copy, transpose, transpose_narrow };
+  CUfunction helper_kernel(HelperKernel which, int bytes);
   static std::int64_t aligned_ld(const MatrixRef& d, std::int64_t n);  // D's leading dimension in the workspace
   void encode(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows, const char* name) const;
   const TensorMaps& tensor_maps(const MatrixRef& a, const MatrixRef& b, const MatrixRef& d);
@@ -71,7 +73,7 @@ class WgmmaLauncher {
   std::size_t workspace_bytes_ = 0;
   CUdeviceptr split_k_workspace_ = 0;  // split-K partial tiles and arrival counters (counters reset by the kernel)
   std::vector<std::shared_ptr<jit::Kernel>> copy_kernels_;  // keep the copy kernels' modules loaded
-  CUfunction helper_fns_[2][2] = {};                       // [copy, transpose][2-byte, 4-byte elements]
+  CUfunction helper_fns_[3][2] = {};                       // [HelperKernel][2-byte, 4-byte elements]
 };
 
 }  // namespace tilejit::ops
