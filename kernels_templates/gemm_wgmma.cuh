@@ -148,7 +148,10 @@ template <class Cfg> struct gemm_wgmma {
   enum : int { kMnChunkElems = 128 / int(sizeof(T)) };     // MN elements per 128-byte swizzle row
   static_assert((A_K && B_K) || sizeof(T) == 2, "gemm_wgmma: tf32 operands must be K-major (A row-major, B column-major)");
   static_assert(A_K || BM % kMnChunkElems == 0, "gemm_wgmma: an M-major A needs BM in whole 128-byte chunks");
-  static_assert(B_K || BN % kMnChunkElems == 0, "gemm_wgmma: an N-major B needs BN in whole 128-byte chunks");
+  // A narrow N-major B (16 or 32 columns, a swapped decode shape's column-major A) is one TMA box
+  // of {BN, BK} with the 32- or 64-byte swizzle of its width; wider ones are 128-byte chunks.
+  enum : bool { kNarrowMnB = !B_K && (BN == 16 || BN == 32) };
+  static_assert(B_K || kNarrowMnB || BN % kMnChunkElems == 0, "gemm_wgmma: an N-major B needs BN in whole 128-byte chunks");
   // A K-major tile is stored as kKAtoms column blocks of 128 bytes of K (one swizzle row each).
   enum : int { kKAtoms = BK * int(sizeof(T)) / 128 };
   static_assert(kKAtoms * 128 == BK * int(sizeof(T)) && (kKAtoms == 1 || kKAtoms == 2 || kKAtoms == 4),
@@ -158,19 +161,22 @@ template <class Cfg> struct gemm_wgmma {
   static_assert(BM % WM == 0 && kConsumers >= 1 && kConsumers <= 3, "gemm_wgmma: BM / WM consumer warpgroups, 1 to 3");
   static_assert(!kPingpong || WM == BM, "gemm_wgmma: a ping-pong consumer computes the whole tile (WM = BM)");
   static_assert(!kKHalves || (WM == BM && !kPingpong && kCluster == 1), "gemm_wgmma: K halves take whole tiles (WM = BM), alone");
-  static_assert((BN % 64 == 0 && BN <= 256) || ((BN == 16 || BN == 32) && B_K && kCluster == 1),
-                "gemm_wgmma: BN is 64, 128, 192 or 256, or 16 or 32 with a K-major B (swapped decode shapes)");
+  static_assert((BN % 64 == 0 && BN <= 256) || ((BN == 16 || BN == 32) && kCluster == 1),
+                "gemm_wgmma: BN is 64, 128, 192 or 256, or 16 or 32 without a cluster (swapped decode shapes)");
   static_assert(!Cfg::D_TMA || kChunks >= 1, "gemm_wgmma: TMA stores of D take whole 128-byte chunks of a tile row");
   static_assert(kMmaM * kAccRegs <= 128, "gemm_wgmma: at most 128 accumulator registers per thread");
 
   // One stage's tile of an operand: K-major, kKAtoms boxes of {128 bytes of K, Rows}, each Rows x 128
-  // bytes after the other; MN-major, Rows / 64 boxes of {64, BK}, each 64 x BK chunk after the other.
+  // bytes after the other; MN-major, Rows / 64 boxes of {64, BK}, each 64 x BK chunk after the other
+  // (a narrow one, Rows 16 or 32: a single box of {Rows, BK}).
   template <bool KMajor, int Rows>
   __device__ __forceinline__ static void load_operand(char* dst, const sm90::tensor_map* map, unsigned long long* bar, int k0,
                                                       int row0, int batch) {
     if constexpr (KMajor) {
 #pragma unroll
       for (int a = 0; a < kKAtoms; ++a) sm90::tma_load_3d(dst + a * Rows * 128, map, bar, k0 + a * kMnChunkElems, row0, batch);
+    } else if constexpr (Rows < kMnChunkElems) {  // a narrow N-major B: one box of {Rows, BK}
+      sm90::tma_load_3d(dst, map, bar, row0, k0, batch);
     } else {
 #pragma unroll
       for (int c = 0; c < Rows / kMnChunkElems; ++c)
@@ -208,6 +214,9 @@ template <class Cfg> struct gemm_wgmma {
     if constexpr (KMajor) {
       const int k_byte = kk * KK * int(sizeof(T));
       return sm90::smem_descriptor_k_major_sw128(tile + (k_byte / 128) * Rows * 128 + mn * 128 + k_byte % 128);
+    } else if constexpr (Rows < kMnChunkElems) {  // a narrow N-major B: rows of Rows elements, one per K
+      constexpr int kRowBytes = Rows * int(sizeof(T));
+      return sm90::smem_descriptor_mn_major_narrow<kRowBytes>(tile + kk * KK * kRowBytes);
     } else {
       return sm90::smem_descriptor_mn_major_sw128(tile + (mn / kMnChunkElems) * BK * 128 + kk * KK * 128, BK * 128);
     }

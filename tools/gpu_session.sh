@@ -3,7 +3,8 @@
 #   tools/gpu_session.sh STEP...   (tests memcheck memcheck-gemm gemm-tests bench-elementwise bench-launch
 #                                   bench-cache bench-compile32 puzzle33 bench-gemm bench-mma wgmma-compile
 #                                   gemm-issues verify-sw-col-a sweep-shapes
-#                                   ab-tf32-rounding sweep-1000 profile-decode-tn)
+#                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
+#                                   sweep-decode-col-a)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -197,6 +198,25 @@ for what in "$@"; do
         "$bin/tilejit" gemm --m 16 --n 8192 --k 8192 --dtype bf16 --layout TN --bench --runs 3
       step profile_decode_nn 30 ncu --clock-control none --metrics gpu__time_duration.sum --csv -c 12 \
         "$bin/tilejit" gemm --m 16 --n 8192 --k 8192 --dtype bf16 --layout NN --bench --runs 3
+      ;;
+    sweep-decode)
+      # Longer K steps (512-byte rows per TMA box) for the memory-bound decode and 128-row shapes.
+      for spec in "16x8192x8192 -" "16x8192x8192 wgmma:64x16x256:64x16:4:sw" "16x8192x8192 wgmma:64x16x256:64x16:5:sw" \
+        "16x8192x8192 wgmma:64x16x128:64x16:6:sw" "128x8192x8192 -" "128x8192x8192 wgmma:64x128x128:64x128:4" \
+        "128x8192x8192 wgmma:64x128x128:64x128:4:c2" "128x8192x8192 wgmma:64x128x64:64x128:6"; do
+        set -- $spec
+        cfg=(); [ "$2" != - ] && cfg=(--config "$2")
+        step "sweep_decode_$1_${2//:/_}" 6 "$bin/tilejit" bench gemm --dtype bf16 --layout NN,NT,TN,TT --shapes "$1" --runs 20 --rounds 3 "${cfg[@]}"
+      done
+      ;;
+    sweep-decode-col-a)
+      # Decode shapes with a column-major A without swapping: 64-row tiles (M padded, MMA rows wasted
+      # on a memory-bound shape) and 64-column tiles of B, against sw with A transposed per launch.
+      for cfg in - wgmma:64x64x128:64x64:6 wgmma:64x64x64:64x64:8; do
+        c=(); [ "$cfg" != - ] && c=(--config "$cfg")
+        step "sweep_colA_${cfg//:/_}" 6 "$bin/tilejit" bench gemm --dtype bf16 --layout TN,TT --shapes 16x8192x8192,32x8192x8192 --runs 20 --rounds 3 "${c[@]}"
+      done
+      step sweep_colA_c2 4 "$bin/tilejit" bench gemm --dtype bf16 --layout TT --shapes 16x8192x8192,32x8192x8192 --runs 20 --rounds 3 --config wgmma:64x64x128:64x64:6:c2
       ;;
     *) echo "unknown step $what" ;;
   esac

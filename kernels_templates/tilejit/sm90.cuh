@@ -150,6 +150,19 @@ __device__ __forceinline__ unsigned long long smem_descriptor_mn_major_sw128(con
          | (1ull << 62);                                            // 128-byte swizzle
 }
 
+// Descriptor of a narrow N-major operand tile (16 or 32 elements of 16 bits: 32 or 64 bytes) stored
+// as TMA writes it with the swizzle of that width: one row of `RowBytes` per K, groups of 8 K-rows
+// one after the other (the stride byte offset); the tile is a single MN chunk, so the leading byte
+// offset is never used. Moving along K by 8 rows moves the start by 8 * RowBytes.
+template <int RowBytes> __device__ __forceinline__ unsigned long long smem_descriptor_mn_major_narrow(const void* start) {
+  static_assert(RowBytes == 32 || RowBytes == 64, "a narrow N-major tile is 32 or 64 bytes wide");
+  const unsigned long long addr = smem_addr(start);
+  return ((addr & 0x3FFFF) >> 4)                                       // start address, 16-byte units
+         | (1ull << 16)                                                // leading byte offset: one MN chunk only
+         | (static_cast<unsigned long long>(8 * RowBytes >> 4) << 32)  // stride byte offset: next 8 K-rows
+         | ((RowBytes == 32 ? 3ull : 2ull) << 62);                     // 32- or 64-byte swizzle
+}
+
 // Orders this warpgroup's earlier register and shared-memory accesses before the wgmmas that follow.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }

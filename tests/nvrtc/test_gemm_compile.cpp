@@ -165,8 +165,9 @@ TEST(GemmCompileWgmma, SwappedDecodeShapesWithNarrowTiles) {
   RuntimeOptions o;
   o.arch = "sm_90a";
   Runtime rt(o);
+  // TN, TT: a column-major A is the kernel's narrow N-major B, read with 32- / 64-byte swizzles.
   for (const char* cfg : {"wgmma:64x16x128:64x16:8:sw", "wgmma:64x32x128:64x32:8:k2:sw"})
-    for (const char* layout : {"NT", "NN"}) {
+    for (const char* layout : {"NT", "NN", "TN", "TT"}) {
       GemmConfig c = GemmConfig::parse(cfg);
       GemmProblem p = stand_in(DType::bf16, MathMode::exact, layout, false, Activation::gelu);
       p.m = 16;

@@ -360,15 +360,29 @@ TEST(GemmConfig, SwappedOperands) {
   EXPECT_EQ(q.d.ld, 8192);
   EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8:sw", p), "");
   GemmProblem tn = p;
-  tn.a.layout = Layout::col_major;  // A^T is N-major: the launcher transposes it for the narrow tiles
+  tn.a.layout = Layout::col_major;  // A^T is N-major: bf16 narrow tiles read it as it is
   EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8:sw", tn), "");
   const GemmConfig c16 = GemmConfig::parse("wgmma:64x16x128:64x16:8:sw");
+  EXPECT_FALSE(ops::wgmma_transposes_b(c16, ops::swapped_ab(ops::normalized(tn))));
   const GemmProblem kq = ops::wgmma_kernel_problem(c16, ops::normalized(tn));
-  EXPECT_TRUE(ops::wgmma_transposes_b(c16, ops::swapped_ab(ops::normalized(tn))));
-  EXPECT_EQ(kq.b.layout, Layout::col_major);  // the K-major copy the kernel reads
-  EXPECT_EQ(kq.b.ld, 4096);
-  EXPECT_EQ(kq.b.batch_stride, 4096 * 16);
-  EXPECT_EQ(kq.b.ptr, tn.a.ptr);  // the copy's source, replaced by the workspace at launch
+  EXPECT_EQ(kq.b.layout, Layout::row_major);  // N-major, one {16, BK} box per stage
+  EXPECT_EQ(kq.b.ptr, tn.a.ptr);
+  GemmProblem tn7 = tn;  // M = 7: a 14-byte row pitch TMA cannot take; transposed rather than packed
+  tn7.m = 7;
+  tn7.a.ld = 7;
+  EXPECT_TRUE(ops::wgmma_transposes_b(c16, ops::swapped_ab(ops::normalized(tn7))));
+  EXPECT_EQ(ops::wgmma_kernel_problem(c16, ops::normalized(tn7)).b.layout, Layout::col_major);
+  // tf32 reads K-major only: its N-major A^T is transposed into the workspace at launch.
+  GemmProblem tn32 = problem(DType::f32, MathMode::tf32, 16, 8192, 4096);
+  tn32.a.layout = Layout::col_major;
+  tn32.b.layout = Layout::col_major;
+  const GemmConfig c32 = GemmConfig::parse("wgmma:64x16x64:64x16:8:sw");
+  EXPECT_TRUE(ops::wgmma_transposes_b(c32, ops::swapped_ab(ops::normalized(tn32))));
+  const GemmProblem kq32 = ops::wgmma_kernel_problem(c32, ops::normalized(tn32));
+  EXPECT_EQ(kq32.b.layout, Layout::col_major);  // the K-major copy the kernel reads
+  EXPECT_EQ(kq32.b.ld, 4096);
+  EXPECT_EQ(kq32.b.batch_stride, 4096 * 16);
+  EXPECT_EQ(kq32.b.ptr, tn32.a.ptr);  // the copy's source, replaced by the workspace at launch
   EXPECT_FALSE(ops::wgmma_transposes_b(c16, q));  // a row-major A needs no copy
   GemmProblem biased = p;
   biased.epilogue.bias = 1 << 20;
@@ -378,8 +392,9 @@ TEST(GemmConfig, SwappedOperands) {
   GemmProblem narrow = problem(DType::bf16, MathMode::exact, 8192, 16, 4096);
   narrow.b.layout = Layout::col_major;
   EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8", narrow), "");
-  narrow.b.layout = Layout::row_major;  // transposed at launch
+  narrow.b.layout = Layout::row_major;  // read N-major as it is
   EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8", narrow), "");
+  EXPECT_FALSE(ops::wgmma_transposes_b(GemmConfig::parse("wgmma:64x16x128:64x16:8"), ops::normalized(narrow)));
   EXPECT_NE(broken_rule("wgmma:64x48x64:64x48:8", narrow).find("16, 32, 64"), std::string::npos);
 }
 

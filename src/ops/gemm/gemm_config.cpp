@@ -166,7 +166,16 @@ GemmProblem swapped_ab(const GemmProblem& p) {
 }
 
 bool wgmma_transposes_b(const GemmConfig& c, const GemmProblem& p) {
-  return c.kind == GemmKind::wgmma && (c.bn == 16 || c.bn == 32) && p.b.layout == Layout::row_major;
+  if (c.kind != GemmKind::wgmma || (c.bn != 16 && c.bn != 32) || p.b.layout != Layout::row_major) return false;
+  // tf32 reads K-major only. 16-bit narrow tiles read an N-major B as it is (32- or 64-byte
+  // swizzle) where TMA can address it; a row pitch off 16 bytes (N = 1, 7, ...) would need a
+  // packed copy anyway, and the transposed copy is as cheap and reads K-major (H200: 16-bit
+  // 1x8192x8192 TN ran at 0.64 of cuBLAS packed, 1.02-1.05 transposed). Pointers are left out:
+  // they may change from run to run, and a misaligned one is packed at launch.
+  if (dtype_size(p.b.dtype) == 4) return true;
+  GemmProblem q = p;
+  q.b.ptr = 0;
+  return !tma_unready_reason(q, false).empty();
 }
 
 GemmProblem wgmma_kernel_problem(const GemmConfig& c, const GemmProblem& user_problem) {
@@ -246,8 +255,9 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   if (c.bm / c.wm > 3) broken(c, fmt::format("BM/WM = {} consumer warpgroups; at most 3 fit", c.bm / c.wm));
   if (c.bm > 256) broken(c, fmt::format("BM={} exceeds the 256 rows a TMA box may hold", c.bm));
   if (c.bn == 16 || c.bn == 32) {
-    // Narrow tiles (swapped decode shapes): B's tile is read K-major only (an N-major box is 64 wide);
-    // a row-major B is transposed at launch (see wgmma_transposes_b).
+    // Narrow tiles (swapped decode shapes): an N-major f16/bf16 B is one box of {BN, BK} with the
+    // 32- or 64-byte swizzle of its width; a row-major tf32 B is transposed at launch (see
+    // wgmma_transposes_b).
     if (c.cluster != 1) broken(c, fmt::format("BN={} does not split into cluster halves", c.bn));
   } else if (c.bn % 64 != 0 || c.bn > 256) {
     broken(c, fmt::format("BN={} must be 16, 32, 64, 128, 192 or 256", c.bn));
@@ -343,7 +353,7 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   GemmConfig c;
   // Hopper, decode-like M (<= 32) with no bias: compute D^T = B^T A^T, where N's rows fill the
   // device in 64-row tiles and M is a 16- or 32-wide tile (no MMA rows wasted on padding). A
-  // column-major A (M-major) is transposed into the workspace at launch: a few hundred KB.
+  // column-major A is read N-major as it is (f16/bf16) or transposed into the workspace (tf32).
   const bool wgmma_inputs = arch == "sm_90a" && !(p.a.dtype == DType::f32 && p.math == MathMode::exact);
   if (wgmma_inputs && p.m <= 32 && p.n >= 1024 && p.k >= 256 && !p.epilogue.bias &&
       (p.a.dtype != DType::f32 || p.b.layout == Layout::col_major)) {
@@ -353,9 +363,8 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
     const GemmProblem q = ops::wgmma_kernel_problem(s, p);
     try {
       validate_wgmma_config(s, q, arch);
-      if (!ops::tma_unready_reason(q, true).empty() ||
-          (!ops::wgmma_transposes_b(s, ops::swapped_ab(p)) && !ops::tma_unready_reason(q, false).empty()))
-        throw InvalidArgument("an operand would need packing");
+      // Packing the narrow operand (M x K) costs little; packing the wide one would cost a copy of it.
+      if (!ops::tma_unready_reason(q, true).empty()) throw InvalidArgument("the wide operand (B) would need packing");
       const long long tiles = (q.m + s.bm - 1) / s.bm * batches, ktiles = (q.k + s.bk - 1) / s.bk;
       if (tiles * 2 <= sms && ktiles >= 8) s.split_k = static_cast<int>(std::clamp<long long>(sms / tiles, 1, std::min<long long>(4, ktiles / 4)));
       if (why)

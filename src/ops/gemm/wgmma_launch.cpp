@@ -244,10 +244,10 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
 }
 
 // A matrix whose rows are contiguous (rows x cols, leading dimension ld) as a 3-D tensor {cols,
-// rows, batch} moved in boxes of {128 bytes of columns, box_rows, 1} with 128-byte swizzling; reads
-// outside it return zeros, writes outside it are dropped.
+// rows, batch} moved in boxes of {box_bytes (128, or 32 / 64 for a narrow N-major B) of columns,
+// box_rows, 1}, swizzled over box_bytes; reads outside it return zeros, writes outside it are dropped.
 void WgmmaLauncher::encode(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows,
-                           const char* name) const {
+                           const char* name, int box_bytes) const {
   const std::uint64_t es = dtype_size(r.dtype);
   const CUtensorMapDataType type = r.dtype == DType::bf16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                    : r.dtype == DType::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
@@ -257,10 +257,12 @@ void WgmmaLauncher::encode(CUtensorMap* map, const MatrixRef& r, std::int64_t ro
                                                         : (row_bytes * static_cast<std::uint64_t>(rows) + 15) / 16 * 16;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(problem_.batch)};
   const cuuint64_t strides[2] = {row_bytes, matrix_bytes};
-  const cuuint32_t box[3] = {static_cast<cuuint32_t>(128 / es), static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(box_bytes / static_cast<int>(es)), static_cast<cuuint32_t>(box_rows), 1};
+  const CUtensorMapSwizzle swizzle = box_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B : box_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                                                                  : CU_TENSOR_MAP_SWIZZLE_128B;
   const cuuint32_t element_strides[3] = {1, 1, 1};
   jit::check(jit::driver().cuTensorMapEncodeTiled(map, type, 3, reinterpret_cast<void*>(r.ptr), dims, strides, box, element_strides,
-                                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
              "cuTensorMapEncodeTiled", rt_->device_ordinal,
              fmt::format("GEMM matrix {}: {}x{} {}, ld {}, batch {}", name, rows, cols, dtype_name(r.dtype), r.ld, problem_.batch));
@@ -275,6 +277,8 @@ const WgmmaLauncher::TensorMaps& WgmmaLauncher::tensor_maps(const MatrixRef& a, 
   else encode(&m.map_a, a, problem_.k, problem_.m, config_.bk, "A");
   // With a cluster of 2, each block of the pair loads half of a K-major B tile (BN / 2 rows).
   if (b.layout == Layout::col_major) encode(&m.map_b, b, problem_.n, problem_.k, config_.bn / config_.cluster, "B");
+  else if (config_.bn == 16 || config_.bn == 32)  // narrow N-major: one box of {BN, BK} (see gemm_wgmma.cuh)
+    encode(&m.map_b, b, problem_.k, problem_.n, config_.bk, "B", config_.bn * static_cast<int>(dtype_size(b.dtype)));
   else encode(&m.map_b, b, problem_.k, problem_.n, config_.bk, "B");
   GemmProblem with_d = problem_;
   with_d.d = d;

@@ -58,7 +58,8 @@ class WgmmaLauncher {
   enum class HelperKernel { copy, transpose, transpose_narrow };
   CUfunction helper_kernel(HelperKernel which, int bytes);
   static std::int64_t aligned_ld(const MatrixRef& d, std::int64_t n);  // D's leading dimension in the workspace
-  void encode(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows, const char* name) const;
+  void encode(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows, const char* name,
+              int box_bytes = 128) const;
   const TensorMaps& tensor_maps(const MatrixRef& a, const MatrixRef& b, const MatrixRef& d);
 
   std::shared_ptr<Runtime::Impl> rt_;
