@@ -4,7 +4,7 @@
 #                                   bench-cache bench-compile32 puzzle33 bench-gemm bench-mma wgmma-compile
 #                                   gemm-issues verify-sw-col-a sweep-shapes
 #                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
-#                                   sweep-decode-col-a)
+#                                   sweep-decode-col-a ab-configs)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -217,6 +217,16 @@ for what in "$@"; do
         step "sweep_colA_${cfg//:/_}" 6 "$bin/tilejit" bench gemm --dtype bf16 --layout TN,TT --shapes 16x8192x8192,32x8192x8192 --runs 20 --rounds 3 "${c[@]}"
       done
       step sweep_colA_c2 4 "$bin/tilejit" bench gemm --dtype bf16 --layout TT --shapes 16x8192x8192,32x8192x8192 --runs 20 --rounds 3 --config wgmma:64x64x128:64x64:6:c2
+      ;;
+    ab-configs)
+      # Configurations against each other in one command (bench gemm --config A,B,...: same inputs,
+      # same rounds, each beside cuBLAS), where separate commands differed mostly by cuBLAS's drift.
+      for dt in bf16 f16; do
+        step "ab_12288_$dt" 12 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes 12288x4096x4096 --runs 20 --rounds 3 \
+          --config default,wgmma:192x128x64:64x128:4,wgmma:128x192x64:64x192:4
+        step "ab_1000_$dt" 12 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes 1000x1000x1000 --runs 20 --rounds 3 \
+          --config default,wgmma:128x64x64:64x64:4,wgmma:128x64x64:64x64:8
+      done
       ;;
     *) echo "unknown step $what" ;;
   esac

@@ -54,6 +54,9 @@ TEST(Cli, BadExpressionIsUsageError) {
   Result rounds = run_cli("bench gemm --shapes 64x64x64 --rounds 0");
   EXPECT_EQ(rounds.code, 2) << rounds.out;
   EXPECT_NE(rounds.out.find("--rounds 0: expected 1 or more passes"), std::string::npos) << rounds.out;
+  Result configs = run_cli("bench gemm --shapes 64x64x64 --config default,wgmma:64x128x64:64x128:8,wgmma:64x12");
+  EXPECT_EQ(configs.code, 2) << configs.out;
+  EXPECT_NE(configs.out.find("wgmma:64x12"), std::string::npos) << configs.out;
 }
 
 TEST(Cli, InfoJsonParses) {

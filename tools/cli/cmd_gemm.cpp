@@ -133,6 +133,12 @@ std::vector<std::array<std::int64_t, 3>> parse_shapes(const std::string& s) {
 
 int bench_gemm(const GemmArgs& a) {
   if (a.rounds < 1) throw InvalidArgument(fmt::format("--rounds {}: expected 1 or more passes", a.rounds));
+  // --config A,B,...: each configuration ("default" for the heuristic's pick) on the same inputs,
+  // every one timed beside cuBLAS in the same rounds, so configurations compare within one run.
+  // Parsed before the device is looked for: a typo fails the same with or without a GPU.
+  std::vector<std::optional<GemmConfig>> configs;
+  for (const auto& one : split_commas(a.config.empty() ? std::string("default") : a.config))
+    configs.push_back(config_of(one == "default" ? std::string() : one));
   Runtime rt;
   if (!require_device(rt, "bench gemm")) return kExitFailure;
   Cublas cublas;
@@ -140,7 +146,6 @@ int bench_gemm(const GemmArgs& a) {
                                                       "128x8192x8192,1000x1000x1000,4095x4095x4095"
                                                     : a.shapes);
   const auto layouts = split_commas(a.layout == "NN" && a.shapes.empty() ? "NN,NT,TN,TT" : a.layout);
-  auto cfg = config_of(a.config);
   fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; CUDA events per launch, tilejit and cuBLAS runs interleaved, {} warm-ups, median of {}{}\n",
              a.dtype, a.out_dtype.empty() ? a.dtype : a.out_dtype, a.math, rt.device_info().name, 5, a.runs,
              a.rounds > 1 ? fmt::format("; {} rounds over every shape, medians over the rounds, ratio range in brackets", a.rounds)
@@ -153,7 +158,7 @@ int bench_gemm(const GemmArgs& a) {
     std::string shape, layout, config;
     double flops = 0, err = 0;
     bool pass = true;
-    std::unique_ptr<GemmCase> gc;
+    std::shared_ptr<GemmCase> gc;  // shared by the configurations of one shape and layout
     std::unique_ptr<GemmPlan> plan;
     std::vector<double> ours_ms, ref_ms;
   };
@@ -186,24 +191,28 @@ int bench_gemm(const GemmArgs& a) {
     for (const auto& lay : layouts) {
       GemmArgs one = a;
       one.m = s[0], one.n = s[1], one.k = s[2];
-      Case c;
-      c.shape = fmt::format("{}x{}x{}", s[0], s[1], s[2]);
-      c.layout = lay;
-      c.gc = std::make_unique<GemmCase>(rt, problem_of(one, lay), false, 42);
-      c.plan = std::make_unique<GemmPlan>(cfg ? rt.plan_gemm(c.gc->problem, *cfg) : rt.plan_gemm(c.gc->problem));
-      c.config = c.plan->config().to_string();
-      c.flops = c.gc->flops();
-      c.plan->run();
-      rt.synchronize();
-      c.err = c.gc->relative_error(1 << 14);
-      c.pass = c.err <= gemm_tolerance(c.gc->problem);
-      ok = ok && c.pass;
-      if (a.rounds == 1) {
-        time_round(c);
-        report(c);
-        continue;
+      auto gc = std::make_shared<GemmCase>(rt, problem_of(one, lay), false, 42);
+      for (const auto& cfg : configs) {
+        Case c;
+        c.shape = fmt::format("{}x{}x{}", s[0], s[1], s[2]);
+        c.layout = lay;
+        c.gc = gc;
+        c.plan = std::make_unique<GemmPlan>(cfg ? rt.plan_gemm(c.gc->problem, *cfg) : rt.plan_gemm(c.gc->problem));
+        c.config = c.plan->config().to_string();
+        c.flops = c.gc->flops();
+        c.gc->reset_output();  // the previous configuration's D must not pass for this one's
+        c.plan->run();
+        rt.synchronize();
+        c.err = c.gc->relative_error(1 << 14);
+        c.pass = c.err <= gemm_tolerance(c.gc->problem);
+        ok = ok && c.pass;
+        if (a.rounds == 1) {
+          time_round(c);
+          report(c);
+          continue;
+        }
+        cases.push_back(std::move(c));
       }
-      cases.push_back(std::move(c));
     }
   for (int r = 0; r < a.rounds && a.rounds > 1; ++r)
     for (auto& c : cases) time_round(c);
@@ -326,6 +335,9 @@ void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& ac
   CLI::App* bg = bench.add_subcommand("gemm", "tilejit and cuBLAS side by side on the same problems, in one run");
   add_problem_options(bg, *b);
   bg->add_option("--shapes", b->shapes, "MxNxK,... (default: 1024^3, 4096^3, 8192^3, 4096x4096x512, 16x8192x8192, 128x8192x8192, 1000^3, 4095^3)");
+  bg->get_option("--config")->description(
+      "Configurations to time, comma-separated: KIND:BMxBNxBK:WMxWN:STAGES, a preset, or default (the heuristic's pick); "
+      "each runs on the same inputs beside cuBLAS in the same rounds (default: default)");
   bg->add_option("--out", b->out, "Also write FILE.csv or FILE.json");
   bg->add_option("--runs", b->runs, "Timed runs per kernel");
   bg->add_option("--rounds", b->rounds,
