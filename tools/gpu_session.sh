@@ -4,7 +4,7 @@
 #                                   bench-cache bench-compile32 puzzle33 bench-gemm bench-mma wgmma-compile
 #                                   gemm-issues verify-sw-col-a sweep-shapes
 #                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
-#                                   sweep-decode-col-a ab-configs)
+#                                   sweep-decode-col-a ab-configs next-decode-kh)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -226,6 +226,19 @@ for what in "$@"; do
           --config default,wgmma:192x128x64:64x128:4,wgmma:128x192x64:64x192:4
         step "ab_1000_$dt" 12 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes 1000x1000x1000 --runs 20 --rounds 3 \
           --config default,wgmma:128x64x64:64x64:4,wgmma:128x64x64:64x64:8
+      done
+      ;;
+    next-decode-kh)
+      # Prepared for the next session (not yet run): two consumer warpgroups on alternate K blocks
+      # (kh) for the memory-bound decode and 128-row shapes, against the heuristic's pick in one command.
+      step kh_tests 12 "$bin/tilejit_gpu_tests" --gtest_brief=1 --gtest_filter='GemmGpuWgmma.KHalves:GemmGpuWgmma.SwappedDecodeShapes'
+      for dt in bf16 f16; do
+        step "kh_decode_$dt" 12 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes 16x8192x8192 --runs 20 --rounds 3 \
+          --config default,wgmma:64x16x128:64x16:8:kh:sw
+        step "kh_decode32_$dt" 8 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes 32x8192x8192 --runs 20 --rounds 3 \
+          --config default,wgmma:64x32x128:64x32:8:kh:sw
+        step "kh_m128_$dt" 8 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes 128x8192x8192 --runs 20 --rounds 3 \
+          --config default,wgmma:64x128x64:64x128:8:kh
       done
       ;;
     *) echo "unknown step $what" ;;
