@@ -4,7 +4,7 @@
 #                                   bench-cache bench-compile32 puzzle33 bench-gemm bench-mma wgmma-compile
 #                                   gemm-issues verify-sw-col-a sweep-shapes
 #                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
-#                                   sweep-decode-col-a ab-configs next-decode-kh)
+#                                   sweep-decode-col-a ab-configs next-decode-kh next-large)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -239,6 +239,15 @@ for what in "$@"; do
           --config default,wgmma:64x32x128:64x32:8:kh:sw
         step "kh_m128_$dt" 8 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes 128x8192x8192 --runs 20 --rounds 3 \
           --config default,wgmma:64x128x64:64x128:8:kh
+      done
+      ;;
+    next-large)
+      # Prepared for the next session (not yet run): ping-pong consumers against the default for the
+      # large shapes in one command (measured slower in the third session, before the epilogue changes
+      # of the fourth; separate commands then).
+      for dt in bf16 f16; do
+        step "pp_large_$dt" 12 "$bin/tilejit" bench gemm --dtype $dt --layout NN,NT,TN,TT --shapes 12288x4096x4096,8192x8192x8192 \
+          --runs 20 --rounds 3 --config default,wgmma:64x256x64:64x256:4:pp,wgmma:128x128x64:128x128:4:pp
       done
       ;;
     *) echo "unknown step $what" ;;
