@@ -396,13 +396,17 @@ TEST_F(GemmGpuWgmma, ClusterOfTwo) {
 
 TEST_F(GemmGpuWgmma, SwappedDecodeShapes) {
   // D^T = B^T A^T with 16- or 32-wide tiles of M: M from 1 to 32, N and K with tails, every layout
-  // (a column-major A is transposed into the workspace), split-K, tf32, batches with alpha, beta (C
+  // (a column-major A is the kernel's N-major B), split-K, tf32, batches with alpha, beta (C
   // aliasing D) and an activation, the heuristic's own pick, and a narrow N computed directly (a
   // row-major B transposed the same way).
   for (const char* cfg : {"wgmma:64x16x128:64x16:8:sw", "wgmma:64x32x64:64x32:8:sw", "wgmma:64x16x128:64x16:8:k3:sw"}) {
     GemmConfig c = GemmConfig::parse(cfg);
-    for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{1, 1000, 256}, {7, 520, 1000}, {16, 4096, 2048}, {32, 136, 264}})
-      // TN and TT: A column-major, transposed into the workspace for the narrow tiles at each launch.
+    // M = 8 and 24: a column-major A TMA reads in place (16- and 48-byte rows) but narrower than the
+    // 16- or 32-column box (the rest reads as zeros); added without a GPU, not yet run on the H200.
+    for (auto [M, N, K] :
+         std::vector<std::array<std::int64_t, 3>>{{1, 1000, 256}, {7, 520, 1000}, {8, 264, 520}, {16, 4096, 2048}, {24, 200, 136}, {32, 136, 264}})
+      // TN and TT: A column-major, read in place as the kernel's N-major B (or transposed into the
+      // workspace where TMA cannot read it: M = 1, 7).
       for (const char* layout : {"NT", "NN", "TN", "TT"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);
   }
   GemmConfig tf32 = GemmConfig::parse("wgmma:64x16x64:64x16:8:sw");
