@@ -2,7 +2,7 @@
 // operands TMA cannot address as they are (a leading dimension such as 4095 bf16, a pointer off a
 // 16-byte boundary, an odd batch stride: copied into a tight, 16-byte aligned workspace), and back
 // for a D that TMA cannot write (written aligned into the workspace, then copied into place); and
-// transposes a B that narrow tiles must read K-major.
+// transposes a B that narrow tiles read K-major (tf32, or a row pitch TMA cannot take).
 #pragma once
 
 namespace tilejit {
@@ -60,7 +60,7 @@ template <int Bytes> __global__ void __launch_bounds__(256) copy_matrix_kernel(c
   }
 }
 
-// B^T for narrow wgmma tiles, which read B K-major only: p.src holds p.lines lines (K) of p.width
+// B^T for narrow wgmma tiles that read B K-major: p.src holds p.lines lines (K) of p.width
 // contiguous elements (N), p.dst gets p.width lines of p.lines. Block (x, y, z) moves 32 x 32
 // blocks (lines 32y.., elements 32x..; then every gridDim.y-th block of lines and gridDim.z-th
 // matrix) through shared memory, so that both the reads and the writes run along contiguous memory.

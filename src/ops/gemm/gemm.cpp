@@ -267,7 +267,8 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Ru
     const long long units = whole_tiles + (tiles - whole_tiles) * split;
     s->grid_x = static_cast<unsigned>(std::clamp<long long>(units, 1, sms / c.cluster) * c.cluster);
     s->grid_y = 1;
-    // A B that narrow tiles need K-major is transposed at each launch from the layout the user gave.
+    // A B that narrow tiles read K-major (see wgmma_transposes_b) is transposed at each launch from
+    // the layout the user gave.
     const GemmProblem seen = c.swap_ab ? ops::swapped_ab(s->problem) : s->problem;
     std::optional<MatrixRef> b_source;
     if (ops::wgmma_transposes_b(c, seen)) b_source = seen.b;

@@ -57,9 +57,9 @@ bool wgmma_d_tma(const GemmConfig& c, const GemmProblem& p);
 // trade places; every matrix is read as its transpose, which flips its layout and keeps its leading
 // dimension).
 GemmProblem swapped_ab(const GemmProblem& p);
-// Whether a wgmma kernel with narrow tiles (BN 16 or 32, which read B K-major only) gets a row-major
-// B as a transposed copy, made in the plan's workspace at launch (A column-major with sw: decode
-// shapes in every layout).
+// Whether a wgmma kernel with narrow tiles (BN 16 or 32) gets a row-major B as a K-major copy made
+// in the plan's workspace at launch: tf32 (K-major only), and 16-bit where TMA cannot read the
+// N-major B in place (a row pitch off 16 bytes, as for a column-major A with M = 1 or 7 and sw).
 bool wgmma_transposes_b(const GemmConfig& c, const GemmProblem& swapped_or_not);
 // The problem a kernel computes for the user's: swapped with sw, and B as the K-major copy the
 // launcher makes where it transposes B (leading dimension K rounded up to 16 bytes; the pointer stays

@@ -102,7 +102,7 @@ CUfunction WgmmaLauncher::helper_kernel(HelperKernel which, int bytes) {
     req.compile.name_expression = fmt::format("tilejit::{}_matrix_kernel<{}>", kernel, bytes);
     req.compile.options = rt_->compiler.options(req.arch);
     req.dtypes = fmt::format("{}-byte elements", bytes);
-    req.config = "threads=256";
+    req.config = which == HelperKernel::transpose_narrow ? "threads=128" : "threads=256";
     copy_kernels_.push_back(rt_->cache.get(req));
     fn = copy_kernels_.back()->function(rt_->device_ordinal);
   }
