@@ -422,16 +422,21 @@ TEST_F(GemmGpuWgmma, SwappedDecodeShapes) {
   p.c = p.d;
   p.epilogue.activation = Activation::silu;
   expect_correct(rt, p, false, &c);
-  p.a.layout = Layout::col_major;  // the same batches with A column-major (transposed per matrix)
+  p.a.layout = Layout::col_major;  // the same batches with A column-major (24-byte rows: transposed per matrix)
   p.a.ld = 12;
   p.a.batch_stride = 12 * 200 + 8;
   expect_correct(rt, p, false, &c);
+  p.a.ld = 16;  // 32-byte rows: read in place as a batched N-major B (added without a GPU, not yet run)
+  p.a.batch_stride = 16 * 200 + 8;
+  expect_correct(rt, p, false, &c);
   expect_correct(rt, shape(kMaths[3], "NT", 16, 8192, 1024), false, nullptr);  // the heuristic swaps
   expect_correct(rt, shape(kMaths[3], "TN", 16, 8192, 1024), false, nullptr);  // also with A column-major
-  expect_correct_in_a_row(rt, shape(kMaths[3], "TT", 16, 4096, 1000), c);     // the transposed copy, launch after launch
+  expect_correct_in_a_row(rt, shape(kMaths[3], "TT", 16, 4096, 1000), c);     // A read in place, launch after launch
+  expect_correct_in_a_row(rt, shape(kMaths[3], "TT", 7, 4096, 1000), c);      // the transposed copy, launch after launch
   GemmConfig narrow = GemmConfig::parse("wgmma:64x16x128:64x16:8");
   for (const char* layout : {"NT", "NN"}) expect_correct(rt, shape(kMaths[3], layout, 1000, 16, 512), false, &narrow);
-  // B's transpose takes one thread per line up to 64 columns and 32 x 32 blocks above: both sides.
+  // A row-major B is read in place where TMA can (bf16, n = 64 and 200); its K-major copy takes one
+  // thread per line up to 64 columns and 32 x 32 blocks above (bf16 n = 65; tf32 n = 64 and 65).
   for (std::int64_t n : {64, 65, 200}) expect_correct(rt, shape(kMaths[3], "NN", 300, n, 272), false, &narrow);
   GemmConfig narrow_tf32 = GemmConfig::parse("wgmma:64x16x64:64x16:8");
   for (std::int64_t n : {64, 65}) expect_correct(rt, shape(kMaths[1], "NN", 300, n, 272), false, &narrow_tf32);  // 4-byte elements
