@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 
@@ -56,6 +57,15 @@ struct WarmupsInFlight {
 };
 }  // namespace
 
+namespace {
+std::atomic<int>& live_impls() {
+  static std::atomic<int> n{0};
+  return n;
+}
+}  // namespace
+
+int Runtime::Impl::live_count() noexcept { return live_impls().load(); }
+
 Runtime::Impl::Impl(const RuntimeOptions& options)
     : settings(util::Settings::from_environment()),
       device_ordinal(options.device.value_or(settings.device)),
@@ -72,6 +82,7 @@ Runtime::Impl::Impl(const RuntimeOptions& options)
   if (arch_override && !util::is_valid_arch(*arch_override))
     throw InvalidArgument(fmt::format("architecture '{}' is not valid: expected sm_80, sm_90, sm_90a, ...", *arch_override));
   if (device_ordinal < 0) throw InvalidArgument(fmt::format("device ordinal {} is negative", device_ordinal));
+  live_impls().fetch_add(1);
   WarmupsInFlight::begin();
   key_warmup = std::async(std::launch::async, [this] {
     struct End {
@@ -111,6 +122,7 @@ void Runtime::Impl::warm_up_first_call_host_path() {
 }
 
 Runtime::Impl::~Impl() {
+  live_impls().fetch_sub(1);
   if (key_warmup.valid()) key_warmup.wait();
   // Modules first: they must be unloaded while the context they live in is still retained.
   elementwise_plans.clear();

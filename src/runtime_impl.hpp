@@ -57,11 +57,20 @@ struct Runtime::Impl {
   std::future<void> key_warmup;
   void warm_up_first_call_host_path();
 
-  // Elementwise plans by op signature, for Runtime::elementwise.
+  // Elementwise plans by op signature, for Runtime::elementwise. These plans live inside the Impl,
+  // so they hold it through unowned() and never own it: an owning pointer would be a cycle that
+  // keeps the Impl (its modules, context and warm-up thread) alive past the Runtime and the process's
+  // exit.
   std::mutex plans_mutex;
   std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<detail::ElementwisePlanState>>> elementwise_plans;
   // GEMM plans by problem signature (everything but the pointers), for Runtime::gemm.
   std::unordered_map<std::uint64_t, std::shared_ptr<detail::GemmPlanState>> gemm_plans;
+
+  // A pointer to this Impl that does not keep it alive, for the plans above.
+  std::shared_ptr<Impl> unowned() noexcept { return std::shared_ptr<Impl>(std::shared_ptr<Impl>(), this); }
+
+  // Impls alive in this process; tests use it to show that no Impl outlives its Runtime.
+  static int live_count() noexcept;
 
  private:
   std::once_flag device_once_;

@@ -1,4 +1,5 @@
 // Without a driver: compiling works, and the first thing that needs the GPU says clearly why not.
+#include "runtime_impl.hpp"
 #include "test_support.hpp"
 
 #include <tilejit/tilejit.hpp>
@@ -43,6 +44,37 @@ TEST_F(NoDriver, LaunchThrowsDriverErrorAfterValidatingArguments) {
   EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {4096}, 16), DriverError);
   // n = 0 is a no-op even without a GPU.
   EXPECT_NO_THROW(rt.elementwise(op, {1024, 2048}, {4096}, 0));
+}
+
+// Runtime::elementwise and Runtime::gemm keep their plans inside the runtime. Those plans once owned
+// the runtime back: a cycle that kept it (and its warm-up thread) alive past its end, which crashed
+// about 1 process in 16 at exit when that thread ran into NVRTC's unloading. A plan the user holds
+// still keeps its runtime alive, as documented.
+TEST_F(NoDriver, RuntimeEndsWithItsLastOwnerNotWithTheProcess) {
+  test::ScopedEnv arch("TILEJIT_ARCH", "sm_90a");
+  const int before = Runtime::Impl::live_count();
+  {
+    Runtime rt;
+    EXPECT_EQ(Runtime::Impl::live_count(), before + 1);
+    EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {4096}, 16), DriverError);
+    EXPECT_EQ(rt.impl().elementwise_plans.size(), 1u) << "the one-call plan was not kept, so this test shows nothing";
+    GemmProblem p;
+    p.m = p.n = p.k = 256;
+    p.a = {1 << 20, DType::bf16, Layout::row_major};
+    p.b = {1 << 20, DType::bf16, Layout::col_major};
+    p.d = {1 << 20, DType::bf16, Layout::row_major};
+    EXPECT_THROW(rt.gemm(p), DriverError);
+  }
+  EXPECT_EQ(Runtime::Impl::live_count(), before);
+
+  std::optional<ElementwisePlan> plan;
+  {
+    Runtime rt;
+    plan = rt.plan_elementwise(op);
+  }
+  EXPECT_EQ(Runtime::Impl::live_count(), before + 1) << "a user's plan must keep its runtime";
+  plan.reset();
+  EXPECT_EQ(Runtime::Impl::live_count(), before);
 }
 
 TEST_F(NoDriver, TargetArchNeedsTilejitArch) {

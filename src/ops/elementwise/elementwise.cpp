@@ -250,7 +250,7 @@ void Runtime::elementwise(const ElementwiseOp& op, DevicePtrs inputs, DevicePtrs
     if (state) impl_->cache.note_memory_hit();
   }
   if (!state) {
-    state = make_plan_state(impl_, op, ElementwiseConfig{});
+    state = make_plan_state(impl_->unowned(), op, ElementwiseConfig{});  // kept inside the Impl
     std::lock_guard lock(impl_->plans_mutex);
     impl_->elementwise_plans[h].push_back(state);
   }

@@ -373,7 +373,7 @@ void Runtime::gemm(const GemmProblem& problem, CUstream stream) {
     if (it != impl_->gemm_plans.end()) state = it->second;
   }
   if (!state) {
-    state = make_gemm_plan(impl_, problem, nullptr);
+    state = make_gemm_plan(impl_->unowned(), problem, nullptr);  // kept inside the Impl
     std::lock_guard lock(impl_->plans_mutex);
     impl_->gemm_plans[h] = state;
   } else {
