@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 
 namespace tilejit {
@@ -26,7 +27,9 @@ using jit::driver;
 namespace {
 // A fork() while a warm-up thread holds one of the JIT core's locks (or is inside a call_once) would
 // leave the child waiting forever; the prepare handler lets warm-ups finish first (they take about a
-// millisecond), so a process may fork right after creating a Runtime.
+// millisecond), so a process may fork right after creating a Runtime. The exit handler does the
+// same for a Runtime the program never destroys (a leaked or static one): exit() runs it before the
+// shared libraries' destructors, so a warm-up never runs into an NVRTC that is being unloaded.
 struct WarmupsInFlight {
   static std::mutex& mutex() {
     static std::mutex m;
@@ -42,7 +45,11 @@ struct WarmupsInFlight {
   }
   static void begin() {
     static std::once_flag registered;
-    std::call_once(registered, [] { ::pthread_atfork(&WarmupsInFlight::wait_all, nullptr, nullptr); });
+    std::call_once(registered, [] {
+      (void)mutex(), (void)idle(), (void)count();  // constructed first, so destroyed after the exit handler runs
+      ::pthread_atfork(&WarmupsInFlight::wait_all, nullptr, nullptr);
+      std::atexit(&WarmupsInFlight::wait_all);
+    });
     std::lock_guard lock(mutex());
     ++count();
   }

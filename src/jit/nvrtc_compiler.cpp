@@ -63,7 +63,8 @@ std::string compute_version() {
 }  // namespace
 
 const std::string& NvrtcCompiler::version() {
-  static const std::string v = compute_version();
+  // Never destroyed: a runtime's warm-up thread may still read it while exit() runs destructors.
+  static const std::string& v = *new std::string(compute_version());
   return v;
 }
 

@@ -164,7 +164,8 @@ class Parser {
     return e;
   }
   BodyExpr binary(int level) {
-    static const std::vector<std::vector<std::string_view>> kLevels = {
+    // Never destroyed: a runtime's warm-up thread may still be parsing while exit() runs destructors.
+    static const auto& kLevels = *new std::vector<std::vector<std::string_view>>{
         {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", "<=", ">", ">="}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
     if (level == static_cast<int>(kLevels.size())) return unary();
     BodyExpr left = binary(level + 1);
