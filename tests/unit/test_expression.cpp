@@ -6,6 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace tilejit {
 namespace {
 
@@ -90,6 +95,48 @@ INSTANTIATE_TEST_SUITE_P(
         BadBody{"z = x \\ y", "'\\' is not allowed"},
         BadBody{"z = x, y", "unexpected ','"}),
     [](const auto& param_info) { return "body" + std::to_string(param_info.index); });
+
+std::string repeat(std::string_view piece, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += piece;
+  return out;
+}
+
+// A body nested or chained far beyond any real one is an InvalidArgument, not a stack overflow (60000
+// parentheses crashed the parser before the limits).
+TEST(ElementwiseExpression, PathologicalNestingIsAnErrorNotACrash) {
+  EXPECT_EQ(error_of(binary_op("z = " + repeat("(", 256) + "x" + repeat(")", 256))), "");
+  EXPECT_EQ(error_of(binary_op("z = " + repeat("x + ", 1000) + "x")), "");
+  for (const std::string& body :
+       {"z = " + repeat("(", 60000) + "x" + repeat(")", 60000), "z = " + repeat("- ", 100000) + "x",
+        "z = " + repeat("sin(", 20000) + "x" + repeat(")", 20000), "z = " + repeat("x > y ? x : ", 20000) + "y",
+        "z = " + repeat("(", 257) + "x" + repeat(")", 257)})
+    EXPECT_NE(error_of(binary_op(body)).find("nested more than 256 levels deep"), std::string::npos) << body.substr(0, 40);
+  for (const std::string& body : {"z = " + repeat("x + ", 100000) + "y", "z = " + repeat("x * y - ", 50000) + "y"})
+    EXPECT_NE(error_of(binary_op(body)).find("more than 1024 operations deep"), std::string::npos) << body.substr(0, 40);
+}
+
+// Random token soup: every body is accepted or refused with InvalidArgument; nothing else escapes.
+TEST(ElementwiseExpression, RandomBodiesAreAcceptedOrRefusedCleanly) {
+  const std::vector<std::string> pieces = {"x", "y", "z", "alpha", "w", "1", "2.5f", "0x1F", "1e-3", ".", "(", ")", ",", ";",
+                                           "=", "+=", "+", "-", "*", "/", "%", "<<", "?", ":", "!", "~", "&&", "==", "sin",
+                                           "max", "float", "true", "\"", "'", "#", "@", "$", "{", "}", "[", "]", " ", "\n"};
+  std::mt19937 rng(std::random_device{}());
+  int accepted = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string body = i % 2 ? "z = " : "";
+    const int n = std::uniform_int_distribution<int>(0, 24)(rng);
+    for (int t = 0; t < n; ++t) body += pieces[std::uniform_int_distribution<std::size_t>(0, pieces.size() - 1)(rng)];
+    try {
+      validate_elementwise(binary_op(body));
+      ++accepted;
+    } catch (const InvalidArgument&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "body '" << body << "' threw something other than InvalidArgument: " << e.what();
+    }
+  }
+  RecordProperty("accepted", accepted);
+}
 
 TEST(ElementwiseExpression, NamesTheColumn) {
   std::string msg = error_of(binary_op("z = x + bogus"));

@@ -153,15 +153,39 @@ class Parser {
   }
 
   BodyExpr expression() { return ternary(); }
+
+  // Bodies are bounded twice, so that a pathological one is an error instead of a stack overflow:
+  // nesting (parentheses, calls, unary operators, conditionals), which the parser recurses into, and
+  // the depth of the tree (x + x + ... + x is a chain), which later passes walk recursively.
+  static constexpr int kMaxNesting = 256;
+  static constexpr int kMaxDepth = 1024;
+  struct NestingGuard {
+    Parser& parser;
+    NestingGuard(Parser& p, const BodyToken& at) : parser(p) {
+      if (++parser.nesting_ > kMaxNesting)
+        fail(parser.body_, at.column, fmt::format("parentheses, calls and operators nested more than {} levels deep", kMaxNesting));
+    }
+    ~NestingGuard() { --parser.nesting_; }
+  };
+  BodyExpr node(BodyExpr::Kind kind, std::string text, std::vector<BodyExpr> args, const BodyToken& at) {
+    BodyExpr e{kind, std::move(text), -1, std::move(args)};
+    for (const auto& a : e.args) e.depth = std::max(e.depth, a.depth + 1);
+    if (e.depth > kMaxDepth)
+      fail(body_, at.column, fmt::format("expression more than {} operations deep; split it into several statements", kMaxDepth));
+    return e;
+  }
+
   BodyExpr ternary() {
     BodyExpr cond = binary(0);
+    const BodyToken& question = peek();
     if (!accept("?")) return cond;
-    BodyExpr e{BodyExpr::Kind::ternary, "?:", -1, {}};
-    e.args.push_back(std::move(cond));
-    e.args.push_back(expression());
+    NestingGuard guard(*this, question);
+    std::vector<BodyExpr> args;
+    args.push_back(std::move(cond));
+    args.push_back(expression());
     expect(":", "of a conditional expression");
-    e.args.push_back(ternary());
-    return e;
+    args.push_back(ternary());
+    return node(BodyExpr::Kind::ternary, "?:", std::move(args), question);
   }
   BodyExpr binary(int level) {
     // Never destroyed: a runtime's warm-up thread may still be parsing while exit() runs destructors.
@@ -171,20 +195,24 @@ class Parser {
     BodyExpr left = binary(level + 1);
     while (peek().kind == BodyToken::Kind::symbol &&
            std::find(kLevels[level].begin(), kLevels[level].end(), peek().text) != kLevels[level].end()) {
-      BodyExpr e{BodyExpr::Kind::binary, next().text, -1, {}};
-      e.args.push_back(std::move(left));
-      e.args.push_back(binary(level + 1));
-      left = std::move(e);
+      const BodyToken& op = next();
+      std::vector<BodyExpr> args;
+      args.push_back(std::move(left));
+      args.push_back(binary(level + 1));
+      left = node(BodyExpr::Kind::binary, op.text, std::move(args), op);
     }
     return left;
   }
   BodyExpr unary() {
-    for (std::string_view op : {"-", "+", "!", "~"})
+    for (std::string_view op : {"-", "+", "!", "~"}) {
+      const BodyToken& at = peek();
       if (accept(op)) {
-        BodyExpr e{BodyExpr::Kind::unary, std::string(op), -1, {}};
-        e.args.push_back(unary());
-        return e;
+        NestingGuard guard(*this, at);
+        std::vector<BodyExpr> args;
+        args.push_back(unary());
+        return node(BodyExpr::Kind::unary, std::string(op), std::move(args), at);
       }
+    }
     return primary();
   }
   BodyExpr primary() {
@@ -194,6 +222,7 @@ class Parser {
       case BodyToken::Kind::identifier: return identifier(t);
       case BodyToken::Kind::symbol:
         if (t.text == "(") {
+          NestingGuard guard(*this, t);
           BodyExpr e = expression();
           expect(")", "to close '('");
           return e;
@@ -211,11 +240,12 @@ class Parser {
       if (!call) fail(body_, t.column, fmt::format("function '{}' must be called, as '{}(...)'", t.text, t.text));
       next();
       if (accept(")")) fail(body_, t.column, fmt::format("function '{}' called without arguments", t.text));
-      BodyExpr e{BodyExpr::Kind::call, t.text, -1, {}};
-      e.args.push_back(expression());
-      while (accept(",")) e.args.push_back(expression());
+      NestingGuard guard(*this, t);
+      std::vector<BodyExpr> args;
+      args.push_back(expression());
+      while (accept(",")) args.push_back(expression());
       expect(")", fmt::format("to close the call of '{}'", t.text));
-      return e;
+      return node(BodyExpr::Kind::call, t.text, std::move(args), t);
     }
     if (contains(kConstants, t.text)) return {BodyExpr::Kind::number, t.text == "true" ? "1" : "0", -1, {}};
     auto v = variables_.find(t.text);
@@ -236,6 +266,7 @@ class Parser {
   std::string_view body_;
   std::vector<BodyToken> tokens_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;
   std::map<std::string, int> variables_, outputs_;
   std::set<std::string> assigned_;
 };

@@ -28,6 +28,7 @@ struct BodyExpr {
   std::string text;  // the literal, operator or function name
   int variable = -1;
   std::vector<BodyExpr> args;
+  int depth = 1;  // of this subtree; bounded by the parser, so walking the tree recursively is safe
 };
 struct BodyStatement {
   int output = 0;          // index into op.outputs
