@@ -101,9 +101,6 @@ Runtime::Impl::Impl(const RuntimeOptions& options)
       for (const auto& path : templates.paths())
         if (path.find('/') == std::string::npos) templates.digest(path);  // entry templates live at the top
       warm_up_first_call_host_path();
-      // NVRTC's start-up overlaps the device set-up (cuInit, context creation) that comes before
-      // any launch, instead of landing on the first compile.
-      if (settings.nvrtc_warmup) jit::NvrtcCompiler::warm_up();
     } catch (const std::exception& e) {
       util::log().debug("key warm-up: {}", e.what());  // the first key computes what is missing
     }
@@ -128,9 +125,20 @@ void Runtime::Impl::warm_up_first_call_host_path() {
   (void)jit::decode_entry(jit::encode_entry(entry), &problem);
 }
 
+void Runtime::Impl::start_nvrtc_warm_up() {
+  WarmupsInFlight::begin();
+  nvrtc_warmup = std::async(std::launch::async, [] {
+    struct End {
+      ~End() { WarmupsInFlight::end(); }
+    } end;
+    jit::NvrtcCompiler::warm_up();
+  });
+}
+
 Runtime::Impl::~Impl() {
   live_impls().fetch_sub(1);
   if (key_warmup.valid()) key_warmup.wait();
+  if (nvrtc_warmup.valid()) nvrtc_warmup.wait();
   // Modules first: they must be unloaded while the context they live in is still retained.
   elementwise_plans.clear();
   gemm_plans.clear();
@@ -142,6 +150,7 @@ const Runtime::Impl::DeviceState& Runtime::Impl::device_state() {
   std::call_once(device_once_, [this] {
     try {
       const auto& api = driver();
+      if (settings.nvrtc_warmup) start_nvrtc_warm_up();
       int count = 0;
       check(api.cuDeviceGetCount(&count), "cuDeviceGetCount");
       if (device_ordinal >= count)

@@ -57,6 +57,15 @@ struct Runtime::Impl {
   std::future<void> key_warmup;
   void warm_up_first_call_host_path();
 
+  // NVRTC's start-up (about 100 ms on the H200's machines) runs on another thread from the moment the
+  // driver is up, so that it overlaps the context creation that comes before any launch instead of
+  // landing on the first compile (TILEJIT_NVRTC_WARMUP=0 turns it off). Not at construction: NVRTC
+  // registers exit handlers as it compiles, and a process exiting during that compile with a Runtime
+  // it never destroyed crashed inside NVRTC. Without a driver it never starts; with one, the device
+  // set-up that follows (context creation, 100-200 ms) usually outlasts it.
+  std::future<void> nvrtc_warmup;
+  void start_nvrtc_warm_up();
+
   // Elementwise plans by op signature, for Runtime::elementwise. These plans live inside the Impl,
   // so they hold it through unowned() and never own it: an owning pointer would be a cycle that
   // keeps the Impl (its modules, context and warm-up thread) alive past the Runtime and the process's

@@ -168,7 +168,7 @@ Settings Settings::from_environment() {
   auto warmup = env("TILEJIT_NVRTC_WARMUP");
   if (warmup) s.nvrtc_warmup = parse_bool("TILEJIT_NVRTC_WARMUP", *warmup);
   row("TILEJIT_NVRTC_WARMUP", warmup, "1", "1",
-      "start NVRTC on a background thread when a Runtime is created (0: not, for processes that only load cached kernels)");
+      "start NVRTC on a background thread when a Runtime sets up its device (0: not, for processes that only load cached kernels)");
 
   auto libcuda = env("TILEJIT_LIBCUDA");
   if (libcuda) s.driver_library = *libcuda;
