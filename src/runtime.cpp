@@ -149,8 +149,8 @@ Runtime::Impl::~Impl() {
 const Runtime::Impl::DeviceState& Runtime::Impl::device_state() {
   std::call_once(device_once_, [this] {
     try {
+      if (settings.nvrtc_warmup && jit::driver_library_present()) start_nvrtc_warm_up();  // overlaps cuInit
       const auto& api = driver();
-      if (settings.nvrtc_warmup) start_nvrtc_warm_up();
       int count = 0;
       check(api.cuDeviceGetCount(&count), "cuDeviceGetCount");
       if (device_ordinal >= count)

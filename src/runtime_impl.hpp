@@ -57,12 +57,13 @@ struct Runtime::Impl {
   std::future<void> key_warmup;
   void warm_up_first_call_host_path();
 
-  // NVRTC's start-up (about 100 ms on the H200's machines) runs on another thread from the moment the
-  // driver is up, so that it overlaps the context creation that comes before any launch instead of
-  // landing on the first compile (TILEJIT_NVRTC_WARMUP=0 turns it off). Not at construction: NVRTC
-  // registers exit handlers as it compiles, and a process exiting during that compile with a Runtime
-  // it never destroyed crashed inside NVRTC. Without a driver it never starts; with one, the device
-  // set-up that follows (context creation, 100-200 ms) usually outlasts it.
+  // NVRTC's start-up (about 100 ms on the H200's machines) runs on another thread from the start of
+  // the device set-up, once the driver library is found, so that it overlaps cuInit and the context
+  // creation that come before any launch instead of landing on the first compile
+  // (TILEJIT_NVRTC_WARMUP=0 turns it off). Not at construction: NVRTC registers exit handlers as it
+  // compiles, and a process exiting during that compile with a Runtime it never destroyed crashed
+  // inside NVRTC. Without a driver it never starts; with one, the device set-up (cuInit and context
+  // creation, 200-350 ms there) outlasts it.
   std::future<void> nvrtc_warmup;
   void start_nvrtc_warm_up();
 

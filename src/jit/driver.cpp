@@ -23,14 +23,18 @@ struct LoadedDriver {
 const char* kNoGpuHint =
     "compiling, caching and the CLI's compile commands still work without a GPU (set TILEJIT_ARCH, e.g. sm_90a)";
 
-LoadedDriver load_driver() {
-  LoadedDriver d;
-  std::string library = "libcuda.so.1";
+std::string driver_library() {
   try {
-    library = util::Settings::from_environment().driver_library;
+    return util::Settings::from_environment().driver_library;
   } catch (const std::exception&) {
     // A bad unrelated variable is reported by the Runtime; the driver still loads from the default.
+    return "libcuda.so.1";
   }
+}
+
+LoadedDriver load_driver() {
+  LoadedDriver d;
+  const std::string library = driver_library();
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* err = dlerror();
@@ -87,6 +91,11 @@ const DriverApi& driver() {
   const LoadedDriver& d = loaded();
   if (!d.ok) throw DriverError(d.why, "dlopen/cuInit", -1, "CUDA_ERROR_NO_DEVICE", -1);
   return d.api;
+}
+
+bool driver_library_present() {
+  // Kept open: loading the driver opens it again, which then costs a reference count.
+  return dlopen(driver_library().c_str(), RTLD_NOW | RTLD_LOCAL) != nullptr;
 }
 
 bool driver_available(std::string* why) {

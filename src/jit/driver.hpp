@@ -21,6 +21,9 @@ struct DriverApi {
 const DriverApi& driver();
 // Non-throwing probe; `why` gets the reason when it returns false.
 bool driver_available(std::string* why = nullptr);
+// Whether the driver library opens, without initialising it (cuInit): cheap, and false on a machine
+// with no driver at all.
+bool driver_library_present();
 
 // Throws DriverError naming the call, the error's name and string, and the device (-1: none).
 void check(CUresult result, const char* call, int device = -1, const std::string& context = {});

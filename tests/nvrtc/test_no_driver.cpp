@@ -92,6 +92,7 @@ TEST_F(NoDriver, ALeakedRuntimeLetsTheProcessExit) {
   if (std::getenv("TILEJIT_TEST_LEAK_CHILD") != nullptr) {
     auto* leaked = new Runtime;  // NOLINT: the point of the test
     EXPECT_THROW(leaked->elementwise(op, {1024, 2048}, {4096}, 16), DriverError);
+    EXPECT_FALSE(leaked->impl().nvrtc_warmup.valid()) << "NVRTC warmed up without a driver";
     return;
   }
   test::ScopedEnv child("TILEJIT_TEST_LEAK_CHILD", "1");
