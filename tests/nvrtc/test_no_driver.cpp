@@ -48,6 +48,9 @@ TEST_F(NoDriver, LaunchThrowsDriverErrorAfterValidatingArguments) {
   ElementwiseOp bad = op;
   bad.body = "z = x + w";
   EXPECT_THROW(rt.elementwise(bad, {1024, 2048}, {4096}, 16), InvalidArgument);
+  // Spans no device holds, or that run past the end of the address space.
+  EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {4096}, std::uint64_t{1} << 47), InvalidArgument);
+  EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {~CUdeviceptr{0} - 4095}, 2048), InvalidArgument);
   EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {4096}, 16), DriverError);
   // n = 0 is a no-op even without a GPU.
   EXPECT_NO_THROW(rt.elementwise(op, {1024, 2048}, {4096}, 0));

@@ -259,6 +259,37 @@ TEST(GemmProblem, ValidationNamesTheArgument) {
   EXPECT_EQ(msg(p), "");  // nothing to compute: no pointers needed
 }
 
+// Sizes whose products overflow 64 bits once crashed the heuristic (SIGFPE at 2^40 cubed); now each
+// size, and the bytes each matrix spans, are bounded before anything else looks at them.
+TEST(GemmProblem, SizesAndSpansThatCannotExistAreRefused) {
+  auto msg = [](GemmProblem p) {
+    try {
+      validate_gemm(p);
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  auto p = problem(DType::bf16, MathMode::exact, std::int64_t{1} << 40, std::int64_t{1} << 40, std::int64_t{1} << 40);
+  EXPECT_NE(msg(p).find("must each be at most 2147483647"), std::string::npos) << msg(p);
+  p = problem(DType::bf16, MathMode::exact, 2147483647, 2147483647, 2);
+  EXPECT_NE(msg(p).find("GEMM D: a row-major 2147483647x2147483647 matrix"), std::string::npos) << msg(p);
+  p = problem(DType::bf16);
+  p.a.ld = std::int64_t{1} << 62;  // (rows - 1) * ld overflows
+  EXPECT_NE(msg(p).find("GEMM A:"), std::string::npos) << msg(p);
+  EXPECT_NE(msg(p).find("spans more than 2^48 bytes"), std::string::npos) << msg(p);
+  p = problem(DType::bf16);
+  p.batch = 65535;
+  p.b.batch_stride = std::int64_t{1} << 40;
+  EXPECT_NE(msg(p).find("GEMM B:"), std::string::npos) << msg(p);
+  p = problem(DType::bf16);
+  p.d.ptr = ~CUdeviceptr{0} - 1023;  // aligned, but D would run past the end of the address space
+  EXPECT_NE(msg(p).find("GEMM D:"), std::string::npos) << msg(p);
+  // Large legal shapes still pass.
+  EXPECT_EQ(msg(problem(DType::bf16, MathMode::exact, 1, 1, 2147483647)), "");
+  EXPECT_EQ(msg(problem(DType::f32, MathMode::exact, 65536, 65536, 65536)), "");
+}
+
 TEST(GemmHeuristic, PicksByDtypeAndSize) {
   // Without wgmma (the generic sm_90 target, as on sm_80): mma.sync and SIMT configurations.
   std::string why;

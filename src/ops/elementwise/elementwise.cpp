@@ -196,6 +196,12 @@ void ElementwisePlan::run(DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n
   auto check_operand = [&](CUdeviceptr ptr, const Operand& o, const char* role) {
     const std::size_t size = s.operand_size[k++];
     if (ptr == 0 && n > 0) throw InvalidArgument(fmt::format("elementwise '{}': {} '{}' is a null pointer", op.body, role, o.name));
+    // More than 2^48 bytes (256 TiB) is more than any device holds; a span past the end of the
+    // address space is a bad pointer. Either would otherwise fault on the device or wrap around.
+    std::uint64_t bytes = 0;
+    if (__builtin_mul_overflow(n, size, &bytes) || bytes > (std::uint64_t{1} << 48) || ptr > ~CUdeviceptr{0} - bytes)
+      throw InvalidArgument(fmt::format("elementwise '{}': {} '{}': {} elements of {} bytes at 0x{:x} span more than 2^48 bytes or run "
+                                        "past the end of the address space", op.body, role, o.name, n, size, ptr));
     if (ptr % size != 0)
       throw InvalidArgument(fmt::format("elementwise '{}': {} '{}' ({}) at 0x{:x} is not aligned to its {}-byte elements", op.body,
                                         role, o.name, dtype_name(o.dtype), ptr, size));

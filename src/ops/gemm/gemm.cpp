@@ -26,7 +26,7 @@ namespace {
 bool is_gemm_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
 
 // Rows and columns of an operand as stored: A is m x k, B k x n, C and D m x n.
-void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, bool needed) {
+void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed) {
   if (!is_gemm_float(r.dtype))
     throw InvalidArgument(fmt::format("GEMM {}: dtype {} is not supported (f32, f16 or bf16)", name, dtype_name(r.dtype)));
   const std::int64_t min_ld = std::max<std::int64_t>(1, r.layout == Layout::row_major ? cols : rows);
@@ -35,6 +35,20 @@ void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::
                                       layout_name(r.layout), rows, cols));
   if (r.batch_stride < 0) throw InvalidArgument(fmt::format("GEMM {}: negative batch stride {}", name, r.batch_stride));
   if (needed && r.ptr == 0) throw InvalidArgument(fmt::format("GEMM {}: null pointer", name));
+  // The bytes the matrices of a batch span, computed without overflow: a span past 2^48 bytes (256 TiB,
+  // more than any device holds) or past the end of the address space is a mistake, never a launch.
+  if (needed && rows > 0 && cols > 0) {
+    const std::int64_t lines = r.layout == Layout::row_major ? rows : cols, line = r.layout == Layout::row_major ? cols : rows;
+    std::int64_t elements = 0, batch_span = 0, bytes = 0;
+    const bool overflow = __builtin_mul_overflow(lines - 1, r.ld, &elements) || __builtin_add_overflow(elements, line, &elements) ||
+                          __builtin_mul_overflow(batch - 1, r.batch_stride, &batch_span) ||
+                          __builtin_add_overflow(elements, batch_span, &elements) ||
+                          __builtin_mul_overflow(elements, static_cast<std::int64_t>(dtype_size(r.dtype)), &bytes);
+    if (overflow || bytes > (std::int64_t{1} << 48) || r.ptr > ~CUdeviceptr{0} - static_cast<CUdeviceptr>(bytes))
+      throw InvalidArgument(fmt::format("GEMM {}: a {}-major {}x{} matrix with leading dimension {} and batch stride {} ({} of "
+                                        "them) spans more than 2^48 bytes or runs past the end of the address space",
+                                        name, layout_name(r.layout), rows, cols, r.ld, r.batch_stride, batch));
+  }
   if (r.ptr % dtype_size(r.dtype) != 0)
     throw InvalidArgument(fmt::format("GEMM {}: pointer 0x{:x} is not aligned to its {}-byte elements", name, r.ptr, dtype_size(r.dtype)));
 }
@@ -72,11 +86,15 @@ void validate_gemm(const GemmProblem& in) {
     throw InvalidArgument(fmt::format("GEMM: A is {} and B is {}; A and B must have one dtype", dtype_name(p.a.dtype), dtype_name(p.b.dtype)));
   if (p.math == MathMode::tf32 && p.a.dtype != DType::f32)
     throw InvalidArgument(fmt::format("GEMM: MathMode::tf32 applies to f32 inputs, not {}", dtype_name(p.a.dtype)));
+  // Grids, tile counts and TMA coordinates are 32-bit.
+  constexpr std::int64_t kMaxSize = std::numeric_limits<std::int32_t>::max();
+  if (p.m > kMaxSize || p.n > kMaxSize || p.k > kMaxSize)
+    throw InvalidArgument(fmt::format("GEMM: sizes m={}, n={}, k={} must each be at most {} (2^31 - 1)", p.m, p.n, p.k, kMaxSize));
   const bool any = p.m > 0 && p.n > 0;
-  check_matrix("A", p.a, p.m, p.k, any && p.k > 0);
-  check_matrix("B", p.b, p.k, p.n, any && p.k > 0);
-  check_matrix("D", p.d, p.m, p.n, any);
-  if (p.beta != 0.f) check_matrix("C", p.c, p.m, p.n, any);
+  check_matrix("A", p.a, p.m, p.k, p.batch, any && p.k > 0);
+  check_matrix("B", p.b, p.k, p.n, p.batch, any && p.k > 0);
+  check_matrix("D", p.d, p.m, p.n, p.batch, any);
+  if (p.beta != 0.f) check_matrix("C", p.c, p.m, p.n, p.batch, any);
   if (p.beta != 0.f && p.c.ptr == p.d.ptr &&
       (p.c.layout != p.d.layout || p.c.ld != p.d.ld || p.c.batch_stride != p.d.batch_stride || p.c.dtype != p.d.dtype))
     throw InvalidArgument("GEMM: C aliases D with another dtype, layout, leading dimension or batch stride; each output "
