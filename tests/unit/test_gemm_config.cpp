@@ -216,15 +216,17 @@ TEST(GemmConfig, PresetsAreValid) {
   EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("puzzle33"), problem(DType::f32, MathMode::tf32), "sm_80"));
 }
 
+// What validate_gemm says of `p`: "" when it accepts it.
+std::string msg(const GemmProblem& p) {
+  try {
+    validate_gemm(p);
+  } catch (const InvalidArgument& e) {
+    return std::string(e.what());
+  }
+  return std::string();
+}
+
 TEST(GemmProblem, ValidationNamesTheArgument) {
-  auto msg = [](GemmProblem p) {
-    try {
-      validate_gemm(p);
-    } catch (const InvalidArgument& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   EXPECT_EQ(msg(problem(DType::bf16)), "");
   auto p = problem(DType::bf16);
   p.m = -1;
@@ -262,14 +264,6 @@ TEST(GemmProblem, ValidationNamesTheArgument) {
 // Sizes whose products overflow 64 bits once crashed the heuristic (SIGFPE at 2^40 cubed); now each
 // size, and the bytes each matrix spans, are bounded before anything else looks at them.
 TEST(GemmProblem, SizesAndSpansThatCannotExistAreRefused) {
-  auto msg = [](GemmProblem p) {
-    try {
-      validate_gemm(p);
-    } catch (const InvalidArgument& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   auto p = problem(DType::bf16, MathMode::exact, std::int64_t{1} << 40, std::int64_t{1} << 40, std::int64_t{1} << 40);
   EXPECT_NE(msg(p).find("must each be at most 2147483647"), std::string::npos) << msg(p);
   p = problem(DType::bf16, MathMode::exact, 2147483647, 2147483647, 2);
