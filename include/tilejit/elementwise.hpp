@@ -100,6 +100,7 @@ struct ElementwisePlanState;
 
 // An op bound to a runtime with its kernels resolved: run() checks the arguments, picks the
 // variant for the pointers' alignment and launches. Cheap to copy; keep one for a repeated op.
+// Each operand's n elements span at most 2^48 bytes (InvalidArgument beyond).
 class ElementwisePlan {
  public:
   void run(DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n, CUstream stream = nullptr) const;

@@ -11,7 +11,8 @@
 // (0: the tight one) and, for batches, a stride between matrices (elements; 0 repeats one matrix).
 // C may be the same memory as D. Inputs are f32, f16 or bf16 (A and B the same), accumulation is
 // f32, C and D are f32, f16 or bf16. f32 inputs use exact fp32 arithmetic (MathMode::exact, SIMT
-// kernels) or tensor cores with tf32 inputs (MathMode::tf32).
+// kernels) or tensor cores with tf32 inputs (MathMode::tf32). Limits: M, N, K <= 2^31 - 1, batch <=
+// 65535, and each matrix (with its batch) spans at most 2^48 bytes; beyond them, InvalidArgument.
 #pragma once
 
 #include <tilejit/dtype.hpp>
