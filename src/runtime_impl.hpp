@@ -11,6 +11,8 @@
 
 #include <cuda.h>
 
+#include <array>
+#include <cstdint>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -23,6 +25,16 @@ namespace detail {
 struct ElementwisePlanState;
 struct GemmPlanState;
 }
+
+// A GEMM problem without its pointers, and the stream of a Runtime::gemm call: the key of the plans
+// Runtime::gemm keeps, compared whole (a hash collision is a miss, never another problem's plan).
+struct GemmSignature {
+  std::array<std::uint64_t, 16> words{};
+  friend bool operator==(const GemmSignature&, const GemmSignature&) = default;
+  struct Hash {
+    std::size_t operator()(const GemmSignature& s) const noexcept;
+  };
+};
 
 // What compile_elementwise / compile_gemm report about a kernel; compiled_here: this call compiled it.
 CompiledKernelInfo describe_kernel(const jit::Kernel& kernel, bool compiled_here);
@@ -73,8 +85,8 @@ struct Runtime::Impl {
   // exit.
   std::mutex plans_mutex;
   std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<detail::ElementwisePlanState>>> elementwise_plans;
-  // GEMM plans by problem signature (everything but the pointers), for Runtime::gemm.
-  std::unordered_map<std::uint64_t, std::shared_ptr<detail::GemmPlanState>> gemm_plans;
+  // GEMM plans by problem signature (everything but the pointers, and the stream), for Runtime::gemm.
+  std::unordered_map<GemmSignature, std::shared_ptr<detail::GemmPlanState>, GemmSignature::Hash> gemm_plans;
 
   // A pointer to this Impl that does not keep it alive, for the plans above.
   std::shared_ptr<Impl> unowned() noexcept { return std::shared_ptr<Impl>(std::shared_ptr<Impl>(), this); }

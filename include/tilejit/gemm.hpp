@@ -115,13 +115,21 @@ namespace detail {
 struct GemmPlanState;
 }
 
+// Pointers for GemmPlan::run; 0 keeps the plan's.
+struct GemmPointers {
+  CUdeviceptr a = 0, b = 0, c = 0, d = 0, bias = 0;
+};
+
 // A problem bound to a runtime with its kernel resolved: run() launches it. A wgmma plan whose A or B
 // TMA cannot read in place copies them into a workspace it owns before each run (on the run's
 // stream): such a plan must not run on two streams at once.
 class GemmPlan {
  public:
   void run(CUstream stream = nullptr) const;
-  // The same shapes, dtypes and layouts with other pointers (a, b, c, d, bias; 0 keeps the plan's).
+  // The same shapes, dtypes and layouts with other pointers: 0 keeps the plan's, a C that was D
+  // follows D, and a bias replaces the plan's (a plan made without a bias takes none).
+  void run(const GemmPointers& pointers, CUstream stream = nullptr) const;
+  // As above, keeping the plan's bias.
   void run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, CUstream stream = nullptr) const;
   const GemmConfig& config() const;
   const GemmProblem& problem() const;

@@ -183,6 +183,26 @@ TEST_F(GemmGpuMisc, PlansRunWithOtherPointersAndRuntimeGemmReusesPlans) {
   EXPECT_EQ(rt.stats().compiles, compiles);
 }
 
+// Runtime::gemm keeps one plan per problem signature; each call's own bias must reach the kernel
+// (the plan's was used for every call before; added without a GPU run, 2026-11-30).
+TEST_F(GemmGpuMisc, RuntimeGemmAndPlansTakeEachCallsBias) {
+  for (const char* layout : {"NT", "NN"}) {
+    cli::GemmCase first(rt, shape(kMaths[3], layout, 256, 192, 128), true, fresh_seed());
+    cli::GemmCase second(rt, shape(kMaths[3], layout, 256, 192, 128), true, fresh_seed());
+    rt.gemm(first.problem);
+    rt.gemm(second.problem);
+    rt.synchronize();
+    EXPECT_LE(first.relative_error(), 1e-2) << layout;
+    EXPECT_LE(second.relative_error(), 1e-2) << layout;
+    cli::GemmCase third(rt, shape(kMaths[3], layout, 256, 192, 128), true, fresh_seed());
+    GemmPlan plan = rt.plan_gemm(first.problem);
+    plan.run(GemmPointers{.a = third.problem.a.ptr, .b = third.problem.b.ptr, .d = third.problem.d.ptr,
+                          .bias = third.problem.epilogue.bias});
+    rt.synchronize();
+    EXPECT_LE(third.relative_error(), 1e-2) << layout;
+  }
+}
+
 TEST_F(GemmGpuMisc, ForcedConfigFromEnvironment) {
   test::ScopedEnv env("TILEJIT_GEMM_CONFIG", "mma:64x64x32:32x32:2");
   Runtime forced;

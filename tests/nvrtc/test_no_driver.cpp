@@ -74,6 +74,17 @@ TEST_F(NoDriver, RuntimeEndsWithItsLastOwnerNotWithTheProcess) {
     p.b = {1 << 20, DType::bf16, Layout::col_major};
     p.d = {1 << 20, DType::bf16, Layout::row_major};
     EXPECT_THROW(rt.gemm(p), DriverError);
+    EXPECT_EQ(rt.impl().gemm_plans.size(), 1u);
+    // A plan per stream (one that copies operands into its workspace must not run on two at once),
+    // and per alpha; the pointers only pick a variant inside a plan.
+    EXPECT_THROW(rt.gemm(p, reinterpret_cast<CUstream>(0x1000)), DriverError);
+    EXPECT_EQ(rt.impl().gemm_plans.size(), 2u);
+    p.a.ptr += 1 << 20;
+    EXPECT_THROW(rt.gemm(p), DriverError);
+    EXPECT_EQ(rt.impl().gemm_plans.size(), 2u);
+    p.alpha = 2.f;
+    EXPECT_THROW(rt.gemm(p), DriverError);
+    EXPECT_EQ(rt.impl().gemm_plans.size(), 3u);
   }
   EXPECT_EQ(Runtime::Impl::live_count(), before);
 

@@ -284,6 +284,27 @@ TEST(GemmProblem, SizesAndSpansThatCannotExistAreRefused) {
   EXPECT_EQ(msg(problem(DType::f32, MathMode::exact, 65536, 65536, 65536)), "");
 }
 
+TEST(GemmProblem, RunPointersReplaceThePlansIncludingItsBias) {
+  GemmProblem planned = problem(DType::bf16);
+  planned.beta = 0.5f;
+  planned = ops::normalized(planned);  // without a C, beta applies to D: C is D
+  planned.epilogue.bias = 1 << 24;
+  GemmProblem p = ops::with_pointers(planned, GemmPointers{.a = 1 << 26, .d = 1 << 27, .bias = 1 << 28});
+  EXPECT_EQ(p.a.ptr, CUdeviceptr{1} << 26);
+  EXPECT_EQ(p.b.ptr, planned.b.ptr);  // 0 keeps the plan's
+  EXPECT_EQ(p.d.ptr, CUdeviceptr{1} << 27);
+  EXPECT_EQ(p.c.ptr, p.d.ptr);  // a C that was D follows D
+  EXPECT_EQ(p.epilogue.bias, CUdeviceptr{1} << 28);
+  EXPECT_EQ(ops::with_pointers(planned, GemmPointers{}).epilogue.bias, planned.epilogue.bias);
+  planned.epilogue.bias = 0;
+  try {
+    ops::with_pointers(planned, GemmPointers{.bias = 1 << 28});
+    FAIL() << "a bias was accepted by a plan without one";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("made without a bias"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GemmHeuristic, PicksByDtypeAndSize) {
   // Without wgmma (the generic sm_90 target, as on sm_80): mma.sync and SIMT configurations.
   std::string why;

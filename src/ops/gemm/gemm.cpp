@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <limits>
 #include <map>
@@ -56,6 +57,21 @@ void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::
 }  // namespace
 
 namespace ops {
+
+GemmProblem with_pointers(const GemmProblem& planned, const GemmPointers& ptrs) {
+  GemmProblem p = planned;
+  if (ptrs.a) p.a.ptr = ptrs.a;
+  if (ptrs.b) p.b.ptr = ptrs.b;
+  if (ptrs.d) p.d.ptr = ptrs.d;
+  if (ptrs.c) p.c.ptr = ptrs.c;
+  else if (ptrs.d && planned.c.ptr == planned.d.ptr) p.c.ptr = ptrs.d;
+  if (ptrs.bias) {
+    if (!planned.epilogue.bias)
+      throw InvalidArgument("GEMM bias: this plan was made without a bias, so its kernel adds none; make a plan with one");
+    p.epilogue.bias = ptrs.bias;
+  }
+  return p;
+}
 
 GemmProblem normalized(const GemmProblem& in) {
   GemmProblem p = in;
@@ -314,27 +330,34 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Ru
   return s;
 }
 
-std::uint64_t gemm_signature(const GemmProblem& p, bool forced_config) {
-  // Everything but the pointers (which only pick an alignment variant inside the plan).
-  struct Sig {
-    std::int64_t m, n, k, batch;
-    std::int64_t ld[4], stride[4];
-    std::uint8_t dtype[5], layout[4], act, math, has_bias, beta_nonzero;
-    float alpha, beta;
-  } s{};
-  s.m = p.m, s.n = p.n, s.k = p.k, s.batch = p.batch;
-  const MatrixRef* r[4] = {&p.a, &p.b, &p.c, &p.d};
-  for (int i = 0; i < 4; ++i) {
-    s.ld[i] = r[i]->ld, s.stride[i] = r[i]->batch_stride;
-    s.dtype[i] = static_cast<std::uint8_t>(r[i]->dtype), s.layout[i] = static_cast<std::uint8_t>(r[i]->layout);
+}  // namespace
+
+std::size_t GemmSignature::Hash::operator()(const GemmSignature& s) const noexcept {
+  return XXH3_64bits(s.words.data(), sizeof(s.words));
+}
+
+namespace {
+
+// Everything of a problem but its pointers (which only pick an alignment variant inside the plan),
+// and the stream: Runtime::gemm keeps a plan per stream, since a plan that copies operands into its
+// workspace must not run on two streams at once.
+GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
+  GemmSignature s;
+  std::size_t i = 0;
+  auto put = [&](std::uint64_t v) { s.words[i++] = v; };
+  put(static_cast<std::uint64_t>(p.m)), put(static_cast<std::uint64_t>(p.n)), put(static_cast<std::uint64_t>(p.k));
+  put(static_cast<std::uint64_t>(p.batch));
+  std::uint64_t kinds = 0;
+  for (const MatrixRef* r : {&p.a, &p.b, &p.c, &p.d}) {
+    put(static_cast<std::uint64_t>(r->ld)), put(static_cast<std::uint64_t>(r->batch_stride));
+    kinds = kinds << 16 | static_cast<std::uint64_t>(r->dtype) << 8 | static_cast<std::uint64_t>(r->layout);
   }
-  s.dtype[4] = static_cast<std::uint8_t>(p.epilogue.bias_dtype);
-  s.act = static_cast<std::uint8_t>(p.epilogue.activation);
-  s.math = static_cast<std::uint8_t>(p.math);
-  s.has_bias = p.epilogue.bias != 0;
-  s.beta_nonzero = forced_config;
-  s.alpha = p.alpha, s.beta = p.beta;
-  return XXH3_64bits(&s, sizeof(s));
+  put(kinds);
+  put(static_cast<std::uint64_t>(p.epilogue.bias_dtype) << 24 | static_cast<std::uint64_t>(p.epilogue.activation) << 16 |
+      static_cast<std::uint64_t>(p.math) << 8 | (p.epilogue.bias != 0 ? 1u : 0u));
+  put(static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(p.alpha)) << 32 | std::bit_cast<std::uint32_t>(p.beta));
+  put(reinterpret_cast<std::uintptr_t>(stream));
+  return s;
 }
 
 }  // namespace
@@ -355,13 +378,12 @@ void GemmPlan::run(CUstream stream) const {
 }
 
 void GemmPlan::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, CUstream stream) const {
+  run(GemmPointers{.a = a, .b = b, .c = c, .d = d}, stream);
+}
+
+void GemmPlan::run(const GemmPointers& pointers, CUstream stream) const {
   detail::GemmPlanState& s = *state_;
-  GemmProblem p = s.problem;
-  if (a) p.a.ptr = a;
-  if (b) p.b.ptr = b;
-  if (d) p.d.ptr = d;
-  if (c) p.c.ptr = c;
-  else if (d && s.problem.c.ptr == s.problem.d.ptr) p.c.ptr = d;
+  GemmProblem p = ops::with_pointers(s.problem, pointers);
   validate_gemm(p);
   if (p.m == 0 || p.n == 0) return;
   p = s.kernel_view(p);
@@ -370,6 +392,7 @@ void GemmPlan::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, C
   q.b = reinterpret_cast<const void*>(p.b.ptr);
   q.c = reinterpret_cast<const void*>(p.c.ptr);
   q.d = reinterpret_cast<void*>(p.d.ptr);
+  q.bias = reinterpret_cast<const void*>(p.epilogue.bias);
   jit::make_current(s.rt->context(), s.rt->device_ordinal);
   s.launch(s.function(ops::gemm_variant(s.config, p)), q, stream, "gemm");
 }
@@ -383,21 +406,23 @@ GemmPlan Runtime::plan_gemm(const GemmProblem& problem, const GemmConfig& config
 }
 
 void Runtime::gemm(const GemmProblem& problem, CUstream stream) {
-  const std::uint64_t h = gemm_signature(problem, false);
+  const GemmSignature sig = gemm_signature(problem, stream);
   std::shared_ptr<detail::GemmPlanState> state;
   {
     std::lock_guard lock(impl_->plans_mutex);
-    auto it = impl_->gemm_plans.find(h);
+    auto it = impl_->gemm_plans.find(sig);
     if (it != impl_->gemm_plans.end()) state = it->second;
   }
   if (!state) {
     state = make_gemm_plan(impl_->unowned(), problem, nullptr);  // kept inside the Impl
     std::lock_guard lock(impl_->plans_mutex);
-    impl_->gemm_plans[h] = state;
+    impl_->gemm_plans[sig] = state;
   } else {
     impl_->cache.note_memory_hit();
   }
-  GemmPlan(state).run(problem.a.ptr, problem.b.ptr, problem.c.ptr, problem.d.ptr, stream);
+  GemmPlan(state).run(GemmPointers{.a = problem.a.ptr, .b = problem.b.ptr, .c = problem.c.ptr, .d = problem.d.ptr,
+                                    .bias = problem.epilogue.bias},
+                      stream);
 }
 
 CompiledKernelInfo Runtime::compile_gemm(const GemmProblem& problem, const GemmConfig* config) {

@@ -30,6 +30,9 @@ static_assert(sizeof(GemmParams) == 168, "must match gemm_params in gemm_common.
 
 // A problem with its leading dimensions resolved (0 -> tight) and its C defaulted to D.
 GemmProblem normalized(const GemmProblem& p);
+// A plan's problem with the pointers of one run (see GemmPlan::run); throws InvalidArgument for a bias
+// given to a plan made without one (its kernel has no bias to add).
+GemmProblem with_pointers(const GemmProblem& planned, const GemmPointers& pointers);
 
 // Everything that makes one kernel: the problem's types and layouts, the tiles, and how each operand
 // is copied from global memory (bytes per copy, from the pointers' and leading dimensions' alignment).
