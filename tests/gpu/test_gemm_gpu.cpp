@@ -183,8 +183,8 @@ TEST_F(GemmGpuMisc, PlansRunWithOtherPointersAndRuntimeGemmReusesPlans) {
   EXPECT_EQ(rt.stats().compiles, compiles);
 }
 
-// Runtime::gemm keeps one plan per problem signature; each call's own bias must reach the kernel
-// (the plan's was used for every call before; added without a GPU run, 2026-11-30).
+// Runtime::gemm keeps one plan per problem signature; each call's own bias and C must reach the
+// kernel (the plan's were used before; added without a GPU run, 2026-11-30).
 TEST_F(GemmGpuMisc, RuntimeGemmAndPlansTakeEachCallsBias) {
   for (const char* layout : {"NT", "NN"}) {
     cli::GemmCase first(rt, shape(kMaths[3], layout, 256, 192, 128), true, fresh_seed());
@@ -201,6 +201,22 @@ TEST_F(GemmGpuMisc, RuntimeGemmAndPlansTakeEachCallsBias) {
     rt.synchronize();
     EXPECT_LE(third.relative_error(), 1e-2) << layout;
   }
+  // beta on a separate f32 C, then beta on D itself (no C): their MatrixRefs for C differ only in the
+  // pointer, yet they are different plans (the second once read the first call's C).
+  GemmProblem s = shape(kMaths[3], "NT", 256, 192, 128);
+  s.beta = 0.5f;
+  s.c = {0, DType::f32, Layout::row_major, 192};
+  cli::GemmCase separate(rt, s, false, fresh_seed(), true);
+  separate.problem.c.ld = 0;  // the same tight leading dimension, written as 0
+  s.c = MatrixRef{};
+  cli::GemmCase on_d(rt, s, false, fresh_seed(), false);
+  GemmProblem no_c = on_d.problem;
+  no_c.c = MatrixRef{};
+  rt.gemm(separate.problem);
+  rt.gemm(no_c);
+  rt.synchronize();
+  EXPECT_LE(separate.relative_error(), 1e-2);
+  EXPECT_LE(on_d.relative_error(), 1e-2);
 }
 
 TEST_F(GemmGpuMisc, ForcedConfigFromEnvironment) {

@@ -85,6 +85,16 @@ TEST_F(NoDriver, RuntimeEndsWithItsLastOwnerNotWithTheProcess) {
     p.alpha = 2.f;
     EXPECT_THROW(rt.gemm(p), DriverError);
     EXPECT_EQ(rt.impl().gemm_plans.size(), 3u);
+    // beta on D itself (no C) and beta on a separate C of another dtype are different plans; a tight
+    // leading dimension given as 0 or as a number is the same plan.
+    p.beta = 0.5f;
+    EXPECT_THROW(rt.gemm(p), DriverError);
+    p.c = {1 << 22, DType::f32, Layout::row_major};
+    EXPECT_THROW(rt.gemm(p), DriverError);
+    EXPECT_EQ(rt.impl().gemm_plans.size(), 5u);
+    p.c.ld = 256;
+    EXPECT_THROW(rt.gemm(p), DriverError);
+    EXPECT_EQ(rt.impl().gemm_plans.size(), 5u);
   }
   EXPECT_EQ(Runtime::Impl::live_count(), before);
 

@@ -338,9 +338,9 @@ std::size_t GemmSignature::Hash::operator()(const GemmSignature& s) const noexce
 
 namespace {
 
-// Everything of a problem but its pointers (which only pick an alignment variant inside the plan),
-// and the stream: Runtime::gemm keeps a plan per stream, since a plan that copies operands into its
-// workspace must not run on two streams at once.
+// Everything of a normalized problem but its pointers (which only pick an alignment variant inside
+// the plan) and whether C is D, and the stream: Runtime::gemm keeps a plan per stream, since a plan
+// that copies operands into its workspace must not run on two streams at once.
 GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
   GemmSignature s;
   std::size_t i = 0;
@@ -354,7 +354,7 @@ GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
   }
   put(kinds);
   put(static_cast<std::uint64_t>(p.epilogue.bias_dtype) << 24 | static_cast<std::uint64_t>(p.epilogue.activation) << 16 |
-      static_cast<std::uint64_t>(p.math) << 8 | (p.epilogue.bias != 0 ? 1u : 0u));
+      static_cast<std::uint64_t>(p.math) << 8 | (p.c.ptr == p.d.ptr ? 2u : 0u) | (p.epilogue.bias != 0 ? 1u : 0u));
   put(static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(p.alpha)) << 32 | std::bit_cast<std::uint32_t>(p.beta));
   put(reinterpret_cast<std::uintptr_t>(stream));
   return s;
@@ -405,7 +405,10 @@ GemmPlan Runtime::plan_gemm(const GemmProblem& problem, const GemmConfig& config
   return GemmPlan(make_gemm_plan(impl_, problem, &config));
 }
 
-void Runtime::gemm(const GemmProblem& problem, CUstream stream) {
+void Runtime::gemm(const GemmProblem& user_problem, CUstream stream) {
+  // Normalized first: a call without C (beta applying to D) and one with a separate C must not share
+  // a plan, nor tight leading dimensions given as 0 and as numbers make two.
+  const GemmProblem problem = ops::normalized(user_problem);
   const GemmSignature sig = gemm_signature(problem, stream);
   std::shared_ptr<detail::GemmPlanState> state;
   {
