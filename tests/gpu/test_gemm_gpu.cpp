@@ -183,12 +183,14 @@ TEST_F(GemmGpuMisc, PlansRunWithOtherPointersAndRuntimeGemmReusesPlans) {
   EXPECT_EQ(rt.stats().compiles, compiles);
 }
 
-// Runtime::gemm keeps one plan per problem signature; each call's own bias and C must reach the
-// kernel (the plan's were used before; added without a GPU run, 2026-11-30).
+// Runtime::gemm keeps one plan per problem signature; each call's own bias, C and alpha must reach
+// the kernel (the plan's bias and C were used before; added without a GPU run, 2026-11-30).
 TEST_F(GemmGpuMisc, RuntimeGemmAndPlansTakeEachCallsBias) {
   for (const char* layout : {"NT", "NN"}) {
     cli::GemmCase first(rt, shape(kMaths[3], layout, 256, 192, 128), true, fresh_seed());
-    cli::GemmCase second(rt, shape(kMaths[3], layout, 256, 192, 128), true, fresh_seed());
+    GemmProblem scaled = shape(kMaths[3], layout, 256, 192, 128);
+    scaled.alpha = 0.5f;  // the same plan: alpha comes with each call
+    cli::GemmCase second(rt, scaled, true, fresh_seed());
     rt.gemm(first.problem);
     rt.gemm(second.problem);
     rt.synchronize();

@@ -15,7 +15,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <functional>
 #include <limits>
 #include <map>
@@ -339,7 +338,8 @@ std::size_t GemmSignature::Hash::operator()(const GemmSignature& s) const noexce
 namespace {
 
 // Everything of a normalized problem but its pointers (which only pick an alignment variant inside
-// the plan) and whether C is D, and the stream: Runtime::gemm keeps a plan per stream, since a plan
+// the plan) and its alpha and beta (values the kernel takes at each launch; only whether beta is 0
+// counts), and the stream: Runtime::gemm keeps a plan per stream, since a plan
 // that copies operands into its workspace must not run on two streams at once.
 GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
   GemmSignature s;
@@ -355,7 +355,7 @@ GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
   put(kinds);
   put(static_cast<std::uint64_t>(p.epilogue.bias_dtype) << 24 | static_cast<std::uint64_t>(p.epilogue.activation) << 16 |
       static_cast<std::uint64_t>(p.math) << 8 | (p.c.ptr == p.d.ptr ? 2u : 0u) | (p.epilogue.bias != 0 ? 1u : 0u));
-  put(static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(p.alpha)) << 32 | std::bit_cast<std::uint32_t>(p.beta));
+  put(p.beta != 0.f ? 1u : 0u);  // alpha and beta's value come with each call; whether C is read makes the kernel
   put(reinterpret_cast<std::uintptr_t>(stream));
   return s;
 }
@@ -381,9 +381,9 @@ void GemmPlan::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, C
   run(GemmPointers{.a = a, .b = b, .c = c, .d = d}, stream);
 }
 
-void GemmPlan::run(const GemmPointers& pointers, CUstream stream) const {
-  detail::GemmPlanState& s = *state_;
-  GemmProblem p = ops::with_pointers(s.problem, pointers);
+namespace {
+// Launches a plan for `p`: the plan's problem with the pointers, alpha and beta of one run.
+void launch_with(detail::GemmPlanState& s, GemmProblem p, CUstream stream) {
   validate_gemm(p);
   if (p.m == 0 || p.n == 0) return;
   p = s.kernel_view(p);
@@ -393,8 +393,14 @@ void GemmPlan::run(const GemmPointers& pointers, CUstream stream) const {
   q.c = reinterpret_cast<const void*>(p.c.ptr);
   q.d = reinterpret_cast<void*>(p.d.ptr);
   q.bias = reinterpret_cast<const void*>(p.epilogue.bias);
+  q.alpha = p.alpha, q.beta = p.beta;
   jit::make_current(s.rt->context(), s.rt->device_ordinal);
   s.launch(s.function(ops::gemm_variant(s.config, p)), q, stream, "gemm");
+}
+}  // namespace
+
+void GemmPlan::run(const GemmPointers& pointers, CUstream stream) const {
+  launch_with(*state_, ops::with_pointers(state_->problem, pointers), stream);
 }
 
 const GemmConfig& GemmPlan::config() const { return state_->config; }
@@ -423,9 +429,10 @@ void Runtime::gemm(const GemmProblem& user_problem, CUstream stream) {
   } else {
     impl_->cache.note_memory_hit();
   }
-  GemmPlan(state).run(GemmPointers{.a = problem.a.ptr, .b = problem.b.ptr, .c = problem.c.ptr, .d = problem.d.ptr,
-                                    .bias = problem.epilogue.bias},
-                      stream);
+  GemmProblem p = ops::with_pointers(state->problem, GemmPointers{.a = problem.a.ptr, .b = problem.b.ptr, .c = problem.c.ptr,
+                                                                  .d = problem.d.ptr, .bias = problem.epilogue.bias});
+  p.alpha = problem.alpha, p.beta = problem.beta;
+  launch_with(*state, p, stream);
 }
 
 CompiledKernelInfo Runtime::compile_gemm(const GemmProblem& problem, const GemmConfig* config) {
