@@ -86,6 +86,10 @@ struct Runtime::Impl {
   std::mutex plans_mutex;
   std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<detail::ElementwisePlanState>>> elementwise_plans;
   // GEMM plans by problem signature (everything but the pointers, and the stream), for Runtime::gemm.
+  // Bounded: a program that makes a stream per request would otherwise add a plan (and perhaps a
+  // workspace) per stream forever. Past the bound the map starts over; plans in use stay alive with
+  // their callers, and new ones find their kernels in the memory cache.
+  static constexpr std::size_t kMaxGemmPlans = 1024;
   std::unordered_map<GemmSignature, std::shared_ptr<detail::GemmPlanState>, GemmSignature::Hash> gemm_plans;
 
   // A pointer to this Impl that does not keep it alive, for the plans above.

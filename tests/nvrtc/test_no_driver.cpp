@@ -97,6 +97,10 @@ TEST_F(NoDriver, RuntimeEndsWithItsLastOwnerNotWithTheProcess) {
     p.beta = -1.f;
     EXPECT_THROW(rt.gemm(p), DriverError);
     EXPECT_EQ(rt.impl().gemm_plans.size(), 4u);
+    // A stream per call, as a server might make: the plans stay bounded.
+    for (std::uintptr_t s = 1; s <= Runtime::Impl::kMaxGemmPlans + 10; ++s)
+      EXPECT_THROW(rt.gemm(p, reinterpret_cast<CUstream>(s << 12)), DriverError);
+    EXPECT_LE(rt.impl().gemm_plans.size(), Runtime::Impl::kMaxGemmPlans);
   }
   EXPECT_EQ(Runtime::Impl::live_count(), before);
 

@@ -425,6 +425,10 @@ void Runtime::gemm(const GemmProblem& user_problem, CUstream stream) {
   if (!state) {
     state = make_gemm_plan(impl_->unowned(), problem, nullptr);  // kept inside the Impl
     std::lock_guard lock(impl_->plans_mutex);
+    if (impl_->gemm_plans.size() >= Runtime::Impl::kMaxGemmPlans) {
+      util::log().debug("Runtime::gemm: {} plans kept; starting over", impl_->gemm_plans.size());
+      impl_->gemm_plans.clear();
+    }
     impl_->gemm_plans[sig] = state;
   } else {
     impl_->cache.note_memory_hit();
