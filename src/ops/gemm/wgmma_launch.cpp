@@ -45,6 +45,9 @@ WgmmaLauncher::~WgmmaLauncher() {
   if ((workspace_ || split_k_workspace_) && jit::driver_available()) {
     try {
       jit::make_current(rt_->context(), rt_->device_ordinal);
+      // Kernels queued earlier may still use the workspaces (a plan dropped right after its run, or
+      // Runtime::gemm starting its plans over): let them finish before the memory goes.
+      jit::driver().cuCtxSynchronize();
       if (workspace_) jit::driver().cuMemFree(workspace_);
       if (split_k_workspace_) jit::driver().cuMemFree(split_k_workspace_);
     } catch (...) {  // a destructor never throws; the context is going away anyway
