@@ -26,5 +26,7 @@ if [ ! -x /usr/local/cuda/bin/nvcc ] && [ ! -f /usr/local/cuda/include/nvrtc.h ]
   exit 1
 fi
 
+[ "${TILEJIT_SETUP_DEPS_ONLY:-0}" = 1 ] && exit 0  # tools/sanitize.sh configures its own build
+
 cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT=/usr/local/cuda
 cmake --build "$build_dir" --parallel "$(nproc)"
