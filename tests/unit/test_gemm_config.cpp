@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <vector>
+
 namespace tilejit {
 namespace {
 
@@ -208,6 +212,47 @@ TEST(GemmConfig, ClusterIsAnExtraPart) {
   n_major.b.layout = Layout::row_major;
   EXPECT_NE(broken_rule("wgmma:64x64x64:64x64:4:c2", n_major).find("multiple of 128"), std::string::npos);
   EXPECT_EQ(broken_rule("wgmma:64x128x64:64x128:4:c2", n_major), "");
+}
+
+// Random configuration strings, each parsed and, when it parses, validated against a few problems on
+// both targets: InvalidArgument or acceptance, nothing else (no other exception, no crash).
+TEST(GemmConfig, RandomStringsAreAcceptedOrRefusedCleanly) {
+  const std::vector<std::string> pieces = {"wgmma", "mma", "simt", "puzzle33", ":", ":", "x", "x", "0", "1", "8", "16", "64", "128",
+                                           "256", "4096", "-3", "99999999999", "k", "t", "c", "pp", "sw", "kh", "k2", "c2", " ", ""};
+  const GemmProblem problems[] = {problem(DType::bf16), problem(DType::f32, MathMode::tf32, 16, 8192, 8192),
+                                  problem(DType::f16, MathMode::exact, 7, 1, 4095), problem(DType::f32)};
+  std::mt19937 rng(std::random_device{}());
+  int parsed = 0;
+  const std::vector<std::string> kinds = {"wgmma", "mma", "simt"}, numbers = {"0", "1", "3", "8", "16", "24", "32", "48", "64", "96",
+                                                                               "128", "192", "256", "512", "1024", "-64", "4294967360"},
+                                 extras = {"k2", "k4", "k0", "t2", "t3", "pp", "c2", "c3", "sw", "kh", "k2:c2", "pp:c2", "sw:kh", "x"};
+  auto pick = [&](const std::vector<std::string>& from) { return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)]; };
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    if (i % 2) {  // token soup
+      const int n = std::uniform_int_distribution<int>(1, 14)(rng);
+      for (int t = 0; t < n; ++t) text += pick(pieces);
+    } else {  // well-formed but arbitrary: what validation must judge
+      text = pick(kinds) + ":" + pick(numbers) + "x" + pick(numbers) + "x" + pick(numbers) + ":" + pick(numbers) + "x" + pick(numbers) +
+             ":" + pick(numbers);
+      if (i % 3 == 0) text += ":" + pick(extras);
+    }
+    try {
+      const GemmConfig c = GemmConfig::parse(text);
+      ++parsed;
+      for (const GemmProblem& p : problems)
+        for (const char* arch : {"sm_80", "sm_90a"}) {
+          try {
+            validate_gemm_config(c, p, arch);
+          } catch (const InvalidArgument&) {
+          }
+        }
+    } catch (const InvalidArgument&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "'" << text << "' threw something other than InvalidArgument: " << e.what();
+    }
+  }
+  RecordProperty("parsed", parsed);
 }
 
 TEST(GemmConfig, PresetsAreValid) {
