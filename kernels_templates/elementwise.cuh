@@ -73,6 +73,17 @@ template <class I, class = typename enable_if<is_integral<I>::value>::type> __de
 template <class I, class = typename enable_if<is_integral<I>::value>::type> __device__ __forceinline__ bool signbit(I x) { return x < 0; }
 template <class A, class B, class C, class = typename enable_if<is_integral<A>::value || is_integral<B>::value || is_integral<C>::value>::type>
 __device__ __forceinline__ double fma(A a, B b, C c) { return ::fma(double(a), double(b), double(c)); }
+// min and max of two different types (max(x, 0) for a float x, min(i, 3ll) for an int i), which
+// CUDA's overloads leave ambiguous: computed in the type C++ gives a + b. Where CUDA declares the exact
+// pair, its non-template overload wins; equal types always use CUDA's own.
+#define TILEJIT_MIXED_MIN_MAX(f)                                                                            \
+  template <class A, class B, class = typename enable_if<!is_same<A, B>::value>::type>                     \
+  __device__ __forceinline__ auto f(A a, B b) {                                                            \
+    using R = decltype(a + b);                                                                             \
+    return ::f(static_cast<R>(a), static_cast<R>(b));                                                     \
+  }
+TILEJIT_MIXED_MIN_MAX(min) TILEJIT_MIXED_MIN_MAX(max)
+#undef TILEJIT_MIXED_MIN_MAX
 }  // namespace elementwise_functions
 
 // One scalar parameter; the host writes the member of the scalar's dtype.

@@ -91,6 +91,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadBody{"z = __builtin_trap()", "unknown identifier '__builtin_trap'"},
         BadBody{"z = asm(x)", "unknown identifier 'asm'"},
         BadBody{"z = x ? y", "':' of a conditional expression"},
+        // What C++ refuses for the operands' types, refused here rather than by NVRTC (x, y are f32).
+        BadBody{"z = x % y", "'%' needs integer operands; its left operand is floating-point (fmod(a, b)"},
+        BadBody{"z = int(x) % y", "its right operand is floating-point"},
+        BadBody{"z = x << 2", "'<<' needs integer operands"},
+        BadBody{"z = (x > y) & x", "'&' needs integer operands; its right operand"},
+        BadBody{"z = ~x", "'~' needs an integer operand"},
+        BadBody{"z = x; z %= 2", "'%=' needs an integer output; 'z' is floating-point"},
+        BadBody{"z = fmod(x)", "'fmod' takes 2 arguments, 1 given"},
+        BadBody{"z = sin(x, y)", "'sin' takes 1 argument, 2 given"},
+        BadBody{"z = fma(x, y)", "'fma' takes 3 arguments, 2 given"},
+        BadBody{"z = float(x, y)", "'float' takes 1 argument, 2 given"},
         BadBody{"return x", "'return' is not a declared output"},
         BadBody{"z = x \\ y", "'\\' is not allowed"},
         BadBody{"z = x, y", "unexpected ','"}),
@@ -136,6 +147,25 @@ TEST(ElementwiseExpression, RandomBodiesAreAcceptedOrRefusedCleanly) {
     }
   }
   RecordProperty("accepted", accepted);
+}
+
+// Integer operators where C++ has them: integer operands and outputs, comparisons and bools, integer
+// casts and the functions that keep an integer type.
+TEST(ElementwiseExpression, IntegerOperatorsOnIntegerTypes) {
+  ElementwiseOp ints{.body = "", .inputs = {{"i", DType::i32}, {"j", DType::i8}, {"x", DType::f32}}, .outputs = {{"k", DType::i64}},
+                     .scalars = {{"s", std::int32_t{3}}}};
+  for (const char* body : {"k = i % j", "k = ~i << 2 | j >> 1 & 0x0F ^ s", "k = i; k %= j; k <<= 1; k ^= s", "k = int(x) % 7",
+                           "k = (x > 0) & (i < j)", "k = isnan(x) | 1", "k = abs(i) % 3 + max(i, j) % 2 + min(s, 1) % 2",
+                           "k = (i > 0 ? i : j) % 4", "k = true ^ (x != x)", "k = relu(i) % 5", "k = -i % 3 + !x % 2"}) {
+    ints.body = body;
+    EXPECT_EQ(error_of(ints), "") << body;
+  }
+  ints.body = "k = (i > 0 ? i : x) % 4";  // a conditional with a floating branch is floating
+  EXPECT_NE(error_of(ints).find("'%' needs integer operands"), std::string::npos);
+  ints.body = "k = max(i, x) % 2";
+  EXPECT_NE(error_of(ints).find("'%' needs integer operands"), std::string::npos);
+  ints.body = "k = i; k %= 2.0f";
+  EXPECT_NE(error_of(ints).find("'%=' needs an integer right-hand side"), std::string::npos);
 }
 
 TEST(ElementwiseExpression, NamesTheColumn) {

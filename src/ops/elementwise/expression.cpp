@@ -21,6 +21,11 @@ constexpr std::string_view kFunctions[] = {
     "hypot", "copysign", "isnan", "isinf", "isfinite", "signbit", "sigmoid", "relu", "gelu", "gelu_tanh",
     "silu"};
 constexpr std::string_view kCasts[] = {"float", "double", "int"};
+constexpr std::string_view kTwoArgumentFunctions[] = {"min", "max", "fmin", "fmax", "pow", "atan2", "fmod", "hypot", "copysign"};
+// Operators C++ defines for integers only, and those whose result is a bool.
+constexpr std::string_view kIntegerOps[] = {"%", "<<", ">>", "&", "|", "^"};
+constexpr std::string_view kIntegerAssignOps[] = {"%=", "<<=", ">>=", "&=", "|=", "^="};
+constexpr std::string_view kBoolOps[] = {"==", "!=", "<", "<=", ">", ">=", "&&", "||"};
 constexpr std::string_view kConstants[] = {"true", "false"};
 
 constexpr std::string_view kKeywords[] = {
@@ -98,9 +103,10 @@ class Parser {
   Parser(std::string_view body, std::vector<BodyToken> tokens, const ElementwiseOp& op)
       : body_(body), tokens_(std::move(tokens)) {
     int index = 0;
-    for (const auto& o : op.inputs) variables_[o.name] = index++;
-    for (const auto& o : op.outputs) outputs_[o.name] = static_cast<int>(outputs_.size()), variables_[o.name] = index++;
-    for (const auto& sc : op.scalars) variables_[sc.name] = index++;
+    for (const auto& o : op.inputs) variables_[o.name] = index++, integral_[o.name] = !dtype_is_float(o.dtype);
+    for (const auto& o : op.outputs)
+      outputs_[o.name] = static_cast<int>(outputs_.size()), variables_[o.name] = index++, integral_[o.name] = !dtype_is_float(o.dtype);
+    for (const auto& sc : op.scalars) variables_[sc.name] = index++, integral_[sc.name] = !dtype_is_float(sc.value.dtype());
   }
 
   ParsedBody parse_body() {
@@ -149,7 +155,13 @@ class Parser {
     const BodyToken& op = next();
     if (op.kind != BodyToken::Kind::symbol || !contains(kAssignOps, op.text))
       unexpected(op, fmt::format("an assignment operator after '{}'", target.text));
-    return {out->second, op.text, expression()};
+    BodyExpr value = expression();
+    if (contains(kIntegerAssignOps, op.text)) {
+      if (!integral_.at(target.text))
+        fail(body_, op.column, fmt::format("'{}' needs an integer output; '{}' is floating-point", op.text, target.text));
+      if (!value.integral) fail(body_, op.column, fmt::format("'{}' needs an integer right-hand side; this one is floating-point", op.text));
+    }
+    return {out->second, op.text, std::move(value)};
   }
 
   BodyExpr expression() { return ternary(); }
@@ -172,7 +184,31 @@ class Parser {
     for (const auto& a : e.args) e.depth = std::max(e.depth, a.depth + 1);
     if (e.depth > kMaxDepth)
       fail(body_, at.column, fmt::format("expression more than {} operations deep; split it into several statements", kMaxDepth));
+    e.integral = integral_type(e, at);
     return e;
+  }
+  // Whether `e` (its arguments typed already) is of integer or bool type, as C++ would have it; the
+  // operators that exist only for integers are refused here, naming the operand, rather than by NVRTC.
+  bool integral_type(const BodyExpr& e, const BodyToken& at) const {
+    const bool all_integral = std::all_of(e.args.begin(), e.args.end(), [](const BodyExpr& a) { return a.integral; });
+    switch (e.kind) {
+      case BodyExpr::Kind::unary:
+        if (e.text == "~" && !all_integral) fail(body_, at.column, "'~' needs an integer operand; this one is floating-point");
+        return e.text == "!" || all_integral;
+      case BodyExpr::Kind::binary:
+        if (contains(kIntegerOps, e.text) && !all_integral)
+          fail(body_, at.column,
+               fmt::format("'{}' needs integer operands; its {} operand is floating-point{}", e.text,
+                           e.args[0].integral ? "right" : "left", e.text == "%" ? " (fmod(a, b) is the floating-point remainder)" : ""));
+        if (contains(kBoolOps, e.text)) return true;
+        return all_integral;
+      case BodyExpr::Kind::ternary: return e.args[1].integral && e.args[2].integral;
+      case BodyExpr::Kind::call:
+        if (e.text == "int" || e.text == "isnan" || e.text == "isinf" || e.text == "isfinite" || e.text == "signbit") return true;
+        if (e.text == "abs" || e.text == "min" || e.text == "max" || e.text == "relu") return all_integral;
+        return false;  // float, double and the other math functions
+      default: return e.integral;
+    }
   }
 
   BodyExpr ternary() {
@@ -218,7 +254,12 @@ class Parser {
   BodyExpr primary() {
     const BodyToken& t = next();
     switch (t.kind) {
-      case BodyToken::Kind::number: return {BodyExpr::Kind::number, t.text, -1, {}};
+      case BodyToken::Kind::number: {
+        BodyExpr e{BodyExpr::Kind::number, t.text, -1, {}};
+        const bool hex = t.text.size() > 1 && (t.text[1] == 'x' || t.text[1] == 'X');
+        e.integral = hex || t.text.find_first_of(".eE") == std::string::npos;
+        return e;
+      }
       case BodyToken::Kind::identifier: return identifier(t);
       case BodyToken::Kind::symbol:
         if (t.text == "(") {
@@ -245,13 +286,22 @@ class Parser {
       args.push_back(expression());
       while (accept(",")) args.push_back(expression());
       expect(")", fmt::format("to close the call of '{}'", t.text));
+      const std::size_t arity = t.text == "fma" ? 3 : contains(kTwoArgumentFunctions, t.text) ? 2 : 1;
+      if (args.size() != arity)
+        fail(body_, t.column, fmt::format("'{}' takes {} argument{}, {} given", t.text, arity, arity == 1 ? "" : "s", args.size()));
       return node(BodyExpr::Kind::call, t.text, std::move(args), t);
     }
-    if (contains(kConstants, t.text)) return {BodyExpr::Kind::number, t.text == "true" ? "1" : "0", -1, {}};
+    if (contains(kConstants, t.text)) {
+      BodyExpr e{BodyExpr::Kind::number, t.text == "true" ? "1" : "0", -1, {}};
+      e.integral = true;
+      return e;
+    }
     auto v = variables_.find(t.text);
     if (v != variables_.end()) {
       if (call) fail(body_, t.column, fmt::format("'{}' is an operand or scalar, not a function", t.text));
-      return {BodyExpr::Kind::variable, t.text, v->second, {}};
+      BodyExpr e{BodyExpr::Kind::variable, t.text, v->second, {}};
+      e.integral = integral_.at(t.text);
+      return e;
     }
     fail(body_, t.column,
          fmt::format("unknown identifier '{}' (declared: {}; functions: see tilejit::elementwise_functions())", t.text,
@@ -268,6 +318,7 @@ class Parser {
   std::size_t pos_ = 0;
   int nesting_ = 0;
   std::map<std::string, int> variables_, outputs_;
+  std::map<std::string, bool> integral_;  // every declared name: whether its compute type is an integer
   std::set<std::string> assigned_;
 };
 

@@ -29,6 +29,7 @@ struct BodyExpr {
   int variable = -1;
   std::vector<BodyExpr> args;
   int depth = 1;  // of this subtree; bounded by the parser, so walking the tree recursively is safe
+  bool integral = false;  // its C++ type is an integer or bool (else floating-point)
 };
 struct BodyStatement {
   int output = 0;          // index into op.outputs
