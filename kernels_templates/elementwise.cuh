@@ -45,16 +45,20 @@ template <class T> __device__ __forceinline__ floating_t<T> gelu_tanh(T x) {
   __device__ __forceinline__ double f(I x) {                                                 \
     return ::f(static_cast<double>(x));                                                      \
   }
+// Two-argument functions of different argument types (pow(y, 2.0) for a float y, pow(x, 2)) or of
+// integers, which CUDA's float and double overloads leave ambiguous.
 #define TILEJIT_INTEGER_MATH_2(f)                                                                        \
-  template <class A, class B, class = typename enable_if<is_integral<A>::value || is_integral<B>::value>::type> \
+  template <class A, class B, class = typename enable_if<!is_same<A, B>::value || is_integral<A>::value>::type> \
   __device__ __forceinline__ auto f(A a, B b) {                                                         \
     using R = typename select_math_type<A, B>::type;                                                    \
     return ::f(static_cast<R>(a), static_cast<R>(b));                                                   \
   }
-// Both integers: double; an integer and a float: float; otherwise the wider floating type.
-template <class A, class B> struct select_math_type { using type = double; };
-template <class I> struct select_math_type<float, I> { using type = float; };
-template <class I> struct select_math_type<I, float> { using type = float; };
+// A float and an integer: float; anything else (a double, two integers): double.
+template <class A, class B> struct select_math_type {
+  using type = typename conditional<(is_same<A, float>::value && is_integral<B>::value) ||
+                                        (is_integral<A>::value && is_same<B, float>::value),
+                                    float, double>::type;
+};
 TILEJIT_INTEGER_MATH_1(sqrt) TILEJIT_INTEGER_MATH_1(rsqrt) TILEJIT_INTEGER_MATH_1(cbrt) TILEJIT_INTEGER_MATH_1(exp)
 TILEJIT_INTEGER_MATH_1(exp2) TILEJIT_INTEGER_MATH_1(exp10) TILEJIT_INTEGER_MATH_1(expm1) TILEJIT_INTEGER_MATH_1(log)
 TILEJIT_INTEGER_MATH_1(log2) TILEJIT_INTEGER_MATH_1(log10) TILEJIT_INTEGER_MATH_1(log1p) TILEJIT_INTEGER_MATH_1(sin)
@@ -71,7 +75,9 @@ template <class I, class = typename enable_if<is_integral<I>::value>::type> __de
 template <class I, class = typename enable_if<is_integral<I>::value>::type> __device__ __forceinline__ bool isinf(I) { return false; }
 template <class I, class = typename enable_if<is_integral<I>::value>::type> __device__ __forceinline__ bool isfinite(I) { return true; }
 template <class I, class = typename enable_if<is_integral<I>::value>::type> __device__ __forceinline__ bool signbit(I x) { return x < 0; }
-template <class A, class B, class C, class = typename enable_if<is_integral<A>::value || is_integral<B>::value || is_integral<C>::value>::type>
+// fma of mixed or integer arguments, in double (as C++ promotes them).
+template <class A, class B, class C,
+          class = typename enable_if<!(is_same<A, B>::value && is_same<B, C>::value) || is_integral<A>::value>::type>
 __device__ __forceinline__ double fma(A a, B b, C c) { return ::fma(double(a), double(b), double(c)); }
 // min and max of two different types (max(x, 0) for a float x, min(i, 3ll) for an int i), which
 // CUDA's overloads leave ambiguous: computed in the type C++ gives a + b. Where CUDA declares the exact

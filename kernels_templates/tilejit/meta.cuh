@@ -24,9 +24,13 @@ template <> struct is_integral<unsigned int> : bool_constant<true> {};
 template <> struct is_integral<unsigned long long> : bool_constant<true> {};
 template <> struct is_integral<long> : bool_constant<true> {};
 template <> struct is_integral<unsigned long> : bool_constant<true> {};
+template <> struct is_integral<bool> : bool_constant<true> {};  // a comparison's value in an elementwise body
 
 template <bool B, class T = void> struct enable_if {};
 template <class T> struct enable_if<true, T> { using type = T; };
+
+template <bool B, class T, class F> struct conditional { using type = T; };
+template <class T, class F> struct conditional<false, T, F> { using type = F; };
 
 template <int... Is> struct index_seq {};
 template <int N, int... Is> struct make_index_seq_impl : make_index_seq_impl<N - 1, N - 1, Is...> {};

@@ -123,14 +123,16 @@ TEST_P(ElementwiseCompileArch, TypeErrorsComeBackWithTheLog) {
   EXPECT_THROW(rt.compile_elementwise(op, {}), InvalidArgument);
 }
 
-// min and max of an integer and a floating value (max(x, 0) for a float x) are ambiguous among CUDA's
-// overloads; the elementwise helpers compute them in the common type, every dtype.
-TEST_P(ElementwiseCompileArch, MixedIntegerAndFloatingMinMaxCompile) {
+// Functions of arguments of different types (max(x, 0) or pow(y, 2.0) for a float, exp of a comparison)
+// are ambiguous among CUDA's overloads; the elementwise helpers compute them in one type, every dtype.
+// Found by compiling random bodies that validation accepted (2026-11-30).
+TEST_P(ElementwiseCompileArch, MixedTypeArgumentsCompile) {
   RuntimeOptions o;
   o.arch = GetParam();
   Runtime rt(o);
   for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64, DType::i8}) {
-    ElementwiseOp op{.body = "z = max(x, 0) + min(1, x) + max(2.5f, x) + min(x, 3ll) + max(n, x) + min(x, n)",
+    ElementwiseOp op{.body = "z = max(x, 0) + min(1, x) + max(2.5f, x) + min(x, 3ll) + max(n, x) + min(x, n) + pow(x, 2.0) + "
+                             "pow(x, 2) + atan2(1.0f, x) + fma(x, 2, 1.0) + fma(x, x, x) + exp(x > 0) + log1p(x == x) + relu(x != 0)",
                      .inputs = {{"x", t}},
                      .outputs = {{"z", t}},
                      .scalars = {{"n", std::int32_t{4}}}};
