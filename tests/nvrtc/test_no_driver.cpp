@@ -48,6 +48,14 @@ TEST_F(NoDriver, LaunchThrowsDriverErrorAfterValidatingArguments) {
   ElementwiseOp bad = op;
   bad.body = "z = x + w";
   EXPECT_THROW(rt.elementwise(bad, {1024, 2048}, {4096}, 16), InvalidArgument);
+  // An output overlapping an input other than element for element; one that is the input is fine.
+  EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {1024 + 4}, 16), InvalidArgument);
+  EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {2048 - 32}, 16), InvalidArgument);
+  EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {1024}, 16), DriverError);
+  ElementwiseOp narrowing{.body = "z = x + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f16}}};
+  EXPECT_THROW(rt.elementwise(narrowing, {1024, 4096}, {1024}, 16), InvalidArgument);  // same start, other element size
+  ElementwiseOp two{.body = "a = x; b = x", .inputs = {{"x", DType::f32}}, .outputs = {{"a", DType::f32}, {"b", DType::f32}}};
+  EXPECT_THROW(rt.elementwise(two, {1024}, {4096, 4096 + 8}, 16), InvalidArgument);
   // Spans no device holds, or that run past the end of the address space.
   EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {4096}, std::uint64_t{1} << 47), InvalidArgument);
   EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {~CUdeviceptr{0} - 4095}, 2048), InvalidArgument);
@@ -71,8 +79,8 @@ TEST_F(NoDriver, RuntimeEndsWithItsLastOwnerNotWithTheProcess) {
     GemmProblem p;
     p.m = p.n = p.k = 256;
     p.a = {1 << 20, DType::bf16, Layout::row_major};
-    p.b = {1 << 20, DType::bf16, Layout::col_major};
-    p.d = {1 << 20, DType::bf16, Layout::row_major};
+    p.b = {2 << 20, DType::bf16, Layout::col_major};
+    p.d = {3 << 20, DType::bf16, Layout::row_major};
     EXPECT_THROW(rt.gemm(p), DriverError);
     EXPECT_EQ(rt.impl().gemm_plans.size(), 1u);
     // A plan per stream (one that copies operands into its workspace must not run on two at once);
@@ -142,6 +150,52 @@ TEST_F(NoDriver, ALeakedRuntimeLetsTheProcessExit) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++crashed;
   }
   EXPECT_EQ(crashed, 0) << "of 48 processes that leaked a runtime did not exit cleanly";
+}
+
+// An output that shares memory with an input gives order-dependent results: refused before anything
+// is launched (here, before the missing driver is noticed), by Runtime::gemm and by a plan's run.
+TEST_F(NoDriver, GemmOutputsMustNotOverlapInputs) {
+  test::ScopedEnv arch("TILEJIT_ARCH", "sm_90a");
+  Runtime rt;
+  GemmProblem p;
+  p.m = p.n = p.k = 256;
+  p.a = {1 << 20, DType::bf16, Layout::row_major};
+  p.b = {2 << 20, DType::bf16, Layout::col_major};
+  p.d = {3 << 20, DType::bf16, Layout::row_major};
+  EXPECT_THROW(rt.gemm(p), DriverError);  // apart: only the driver is missing
+  auto refused = [&](GemmProblem q, const std::string& fragment) {
+    try {
+      rt.gemm(q);
+      ADD_FAILURE() << "accepted; expected '" << fragment << "'";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+    GemmPlan plan = rt.plan_gemm(q);  // planning (compiling) is fine with any pointers; running is not
+    EXPECT_THROW(plan.run(), InvalidArgument);
+  };
+  GemmProblem q = p;
+  q.d.ptr = p.a.ptr + 1000 * 2;  // D starts inside A
+  refused(q, "overlaps A");
+  q = p;
+  q.d.ptr = p.b.ptr - 100 * 2;  // D ends inside B
+  refused(q, "overlaps B");
+  q = p;
+  q.beta = 1.f;
+  q.c = {p.d.ptr + 256 * 2, DType::bf16, Layout::row_major};  // C one row off D
+  refused(q, "overlaps C");
+  q = p;
+  q.epilogue.bias = p.d.ptr + 4096;
+  refused(q, "overlaps the bias");
+  q = p;
+  q.batch = 2;
+  q.a.batch_stride = q.b.batch_stride = 0;
+  q.d.batch_stride = 256 * 255;  // one row short of a matrix
+  refused(q, "outputs of the batch overlap");
+  // C that is D itself, element for element, is allowed.
+  q = p;
+  q.beta = 1.f;
+  q.c = q.d;
+  EXPECT_THROW(rt.gemm(q), DriverError);
 }
 
 TEST_F(NoDriver, TargetArchNeedsTilejitArch) {

@@ -216,6 +216,23 @@ void ElementwisePlan::run(DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n
     p.out[i] = reinterpret_cast<void*>(outputs[i]);
   }
   if (n == 0) return;
+  // Each thread reads its elements and then writes its elements, so an output may be an input (or
+  // another output) element for element: the same address and element size. Any other overlap would
+  // have threads write what others still read.
+  const std::size_t ins = inputs.size();
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const CUdeviceptr out = outputs[o];
+    const std::size_t out_size = s.operand_size[ins + o];
+    auto check_apart = [&](CUdeviceptr other, std::size_t other_size, const Operand& what, const char* role) {
+      const bool same = other == out && other_size == out_size;
+      if (!same && out < other + n * other_size && other < out + n * out_size)
+        throw InvalidArgument(fmt::format("elementwise '{}': output '{}' at 0x{:x} ({} bytes) overlaps {} '{}' at 0x{:x} ({} bytes) "
+                                          "without being it element for element",
+                                          op.body, op.outputs[o].name, out, n * out_size, role, what.name, other, n * other_size));
+    };
+    for (std::size_t i = 0; i < ins; ++i) check_apart(inputs[i], s.operand_size[i], op.inputs[i], "input");
+    for (std::size_t q = 0; q < o; ++q) check_apart(outputs[q], s.operand_size[ins + q], op.outputs[q], "output");
+  }
   p.n = static_cast<long long>(n);
 
   const int variant = std::countr_zero(static_cast<unsigned>(vec));

@@ -25,6 +25,19 @@ namespace {
 
 bool is_gemm_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
 
+// The bytes from r.ptr to the end of the last of `batch` rows x cols matrices, or -1 when that does not
+// fit in 64 bits.
+std::int64_t span_bytes(const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
+  if (rows <= 0 || cols <= 0) return 0;
+  const std::int64_t lines = r.layout == Layout::row_major ? rows : cols, line = r.layout == Layout::row_major ? cols : rows;
+  std::int64_t elements = 0, batch_span = 0, bytes = 0;
+  const bool overflow = __builtin_mul_overflow(lines - 1, r.ld, &elements) || __builtin_add_overflow(elements, line, &elements) ||
+                        __builtin_mul_overflow(batch - 1, r.batch_stride, &batch_span) ||
+                        __builtin_add_overflow(elements, batch_span, &elements) ||
+                        __builtin_mul_overflow(elements, static_cast<std::int64_t>(dtype_size(r.dtype)), &bytes);
+  return overflow ? -1 : bytes;
+}
+
 // Rows and columns of an operand as stored: A is m x k, B k x n, C and D m x n.
 void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed) {
   if (!is_gemm_float(r.dtype))
@@ -38,13 +51,8 @@ void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::
   // The bytes the matrices of a batch span, computed without overflow: a span past 2^48 bytes (256 TiB,
   // more than any device holds) or past the end of the address space is a mistake, never a launch.
   if (needed && rows > 0 && cols > 0) {
-    const std::int64_t lines = r.layout == Layout::row_major ? rows : cols, line = r.layout == Layout::row_major ? cols : rows;
-    std::int64_t elements = 0, batch_span = 0, bytes = 0;
-    const bool overflow = __builtin_mul_overflow(lines - 1, r.ld, &elements) || __builtin_add_overflow(elements, line, &elements) ||
-                          __builtin_mul_overflow(batch - 1, r.batch_stride, &batch_span) ||
-                          __builtin_add_overflow(elements, batch_span, &elements) ||
-                          __builtin_mul_overflow(elements, static_cast<std::int64_t>(dtype_size(r.dtype)), &bytes);
-    if (overflow || bytes > (std::int64_t{1} << 48) || r.ptr > ~CUdeviceptr{0} - static_cast<CUdeviceptr>(bytes))
+    const std::int64_t bytes = span_bytes(r, rows, cols, batch);
+    if (bytes < 0 || bytes > (std::int64_t{1} << 48) || r.ptr > ~CUdeviceptr{0} - static_cast<CUdeviceptr>(bytes))
       throw InvalidArgument(fmt::format("GEMM {}: a {}-major {}x{} matrix with leading dimension {} and batch stride {} ({} of "
                                         "them) spans more than 2^48 bytes or runs past the end of the address space",
                                         name, layout_name(r.layout), rows, cols, r.ld, r.batch_stride, batch));
@@ -70,6 +78,38 @@ GemmProblem with_pointers(const GemmProblem& planned, const GemmPointers& ptrs) 
     p.epilogue.bias = ptrs.bias;
   }
   return p;
+}
+
+void check_outputs_apart(const GemmProblem& in) {
+  const GemmProblem p = normalized(in);
+  if (p.m == 0 || p.n == 0) return;
+  // D is written while A, B, C and the bias are read by other blocks: memory they share with D (but a
+  // C that is D, element for element) gives results that depend on the blocks' order. The spans
+  // compared run from each operand's first to its last byte; D's batches must not overlap either.
+  const std::int64_t one_d = p.d.layout == Layout::row_major ? (p.m - 1) * p.d.ld + p.n : (p.n - 1) * p.d.ld + p.m;
+  if (p.batch > 1 && p.d.batch_stride < one_d)
+    throw InvalidArgument(fmt::format("GEMM D: batch stride {} is smaller than one {}x{} matrix ({} elements), so the outputs "
+                                      "of the batch overlap",
+                                      p.d.batch_stride, p.m, p.n, one_d));
+  auto overlap = [](CUdeviceptr a, std::int64_t a_bytes, CUdeviceptr b, std::int64_t b_bytes) {
+    return a_bytes > 0 && b_bytes > 0 && a < b + static_cast<CUdeviceptr>(b_bytes) && b < a + static_cast<CUdeviceptr>(a_bytes);
+  };
+  const std::int64_t d_bytes = span_bytes(p.d, p.m, p.n, p.batch);
+  struct Input {
+    const char* name;
+    CUdeviceptr ptr;
+    std::int64_t bytes;
+  };
+  const Input inputs[] = {
+      {"A", p.a.ptr, p.k > 0 ? span_bytes(p.a, p.m, p.k, p.batch) : 0},
+      {"B", p.b.ptr, p.k > 0 ? span_bytes(p.b, p.k, p.n, p.batch) : 0},
+      {"C", p.c.ptr, p.beta != 0.f && p.c.ptr != p.d.ptr ? span_bytes(p.c, p.m, p.n, p.batch) : 0},
+      {"the bias", p.epilogue.bias, p.epilogue.bias ? p.n * static_cast<std::int64_t>(dtype_size(p.epilogue.bias_dtype)) : 0}};
+  for (const Input& in_ : inputs)
+    if (overlap(p.d.ptr, d_bytes, in_.ptr, in_.bytes))
+      throw InvalidArgument(fmt::format("GEMM D: its memory (0x{:x}, {} bytes) overlaps {} (0x{:x}, {} bytes); an output must not "
+                                        "share memory with an input (C may be D itself)",
+                                        p.d.ptr, d_bytes, in_.name, in_.ptr, in_.bytes));
 }
 
 GemmProblem normalized(const GemmProblem& in) {
@@ -368,8 +408,9 @@ void GemmPlan::run(CUstream stream) const {
   detail::GemmPlanState& s = *state_;
   const GemmProblem& p = s.problem;
   if (p.m == 0 || p.n == 0) return;
-  jit::make_current(s.rt->context(), s.rt->device_ordinal);
   CUfunction fn = s.own_fn.load(std::memory_order_acquire);
+  if (!fn) ops::check_outputs_apart(p);  // the plan's own pointers, once, before their first launch
+  jit::make_current(s.rt->context(), s.rt->device_ordinal);
   if (!fn) {
     fn = s.function(s.own);
     s.own_fn.store(fn, std::memory_order_release);
@@ -385,6 +426,7 @@ namespace {
 // Launches a plan for `p`: the plan's problem with the pointers, alpha and beta of one run.
 void launch_with(detail::GemmPlanState& s, GemmProblem p, CUstream stream) {
   validate_gemm(p);
+  ops::check_outputs_apart(p);
   if (p.m == 0 || p.n == 0) return;
   p = s.kernel_view(p);
   ops::GemmParams q = s.params;
