@@ -30,9 +30,10 @@ static_assert(sizeof(GemmParams) == 168, "must match gemm_params in gemm_common.
 
 // A problem with its leading dimensions resolved (0 -> tight) and its C defaulted to D.
 GemmProblem normalized(const GemmProblem& p);
-// At launch, with real pointers: D shares no memory with A, B, a C other than D itself or the bias,
-// and D's batches do not overlap; throws InvalidArgument naming the operands. (Not part of
-// validate_gemm: compiling without a GPU may use stand-in pointers.)
+// At launch, with real pointers, for a normalized problem (a plan's, with one run's pointers): D
+// shares no memory with A, B, a C other than D itself or the bias, and D's batches do not overlap;
+// throws InvalidArgument naming the operands. (Not part of validate_gemm: compiling without a GPU may
+// use stand-in pointers.)
 void check_outputs_apart(const GemmProblem& p);
 // A plan's problem with the pointers of one run (see GemmPlan::run); throws InvalidArgument for a bias
 // given to a plan made without one (its kernel has no bias to add).
