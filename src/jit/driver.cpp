@@ -94,8 +94,10 @@ const DriverApi& driver() {
 }
 
 bool driver_library_present() {
-  // Kept open: loading the driver opens it again, which then costs a reference count.
-  return dlopen(driver_library().c_str(), RTLD_NOW | RTLD_LOCAL) != nullptr;
+  // Once per process, as the driver itself is loaded once; kept open: loading the driver opens it
+  // again, which then costs a reference count.
+  static const bool present = dlopen(driver_library().c_str(), RTLD_NOW | RTLD_LOCAL) != nullptr;
+  return present;
 }
 
 bool driver_available(std::string* why) {
