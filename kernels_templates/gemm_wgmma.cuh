@@ -10,7 +10,7 @@
 //                                    BK * sizeof(TA) = 128, 256 or 512: one, two or four swizzle rows of K
 //   A_ROW, B_ROW, C_ROW, D_ROW       layouts: A row-major and B column-major are K-major; the others
 //                                    (M-major A, N-major B) are read transposed (f16/bf16 only)
-//   HAS_BIAS, ACT                    epilogue
+//   HAS_BIAS, BIAS_ROW, ACT          epilogue (BIAS_ROW: one bias value per row, for swapped operands)
 //   KHALVES                          two consumer warpgroups compute each whole tile (WM = BM), one the
 //                                    even K blocks, one the odd, added through shared memory
 //   PINGPONG                         two consumer warpgroups take turns: each computes whole BM x BN
@@ -335,6 +335,10 @@ template <class Cfg> struct gemm_wgmma {
     // The partner's barriers must be initialised before anything arrives on them.
     if constexpr (kCluster > 1) sm90::cluster_sync();
     else __syncthreads();
+    // Launched with programmatic dependent launch: everything above overlapped the previous
+    // kernel's tail; A, B, C, the bias, D and the split-K workspace are touched only from here on.
+    wait_for_prior_grids();
+    allow_dependent_grids();
     const int rank = kCluster > 1 ? sm90::cluster_rank() : 0;
 
     const int ktiles = static_cast<int>((p.k + BK - 1) / BK);
@@ -505,9 +509,13 @@ template <class Cfg> struct gemm_wgmma {
       if (issuer) sm90::bulk_wait_group_read<1>();
       sm90::named_barrier_sync(barrier_id, 128);
       if constexpr (simple) {
-        fill_chunk(buf, acc, cc, warp, g, t, [&](int, int j, float a0, float a1) {
+        fill_chunk(buf, acc, cc, warp, g, t, [&](int row, int j, float a0, float a1) {
           float b0 = 0.f, b1 = 0.f;
-          if constexpr (Cfg::HAS_BIAS) {
+          if constexpr (Cfg::HAS_BIAS && Cfg::BIAS_ROW) {
+            // D^T of a swapped problem: one bias value per row, m long; rows past D's edge must not read it.
+            const long long r = m0 + row;
+            if (r < p.m) b0 = b1 = static_cast<float>(to_compute(static_cast<const typename Cfg::TBias*>(p.bias)[r]));
+          } else if constexpr (Cfg::HAS_BIAS) {
             // The bias is n long: columns past D's edge (dropped by the store) must not read it.
             const long long col = n0 + j * 8 + 2 * t;
             const auto* bias = static_cast<const typename Cfg::TBias*>(p.bias) + col;

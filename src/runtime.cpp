@@ -176,6 +176,7 @@ const Runtime::Impl::DeviceState& Runtime::Impl::device_state() {
       s.info.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
       check(api.cuDeviceTotalMem(&s.info.total_memory, s.device), "cuDeviceTotalMem", device_ordinal);
       check(api.cuDevicePrimaryCtxRetain(&s.context, s.device), "cuDevicePrimaryCtxRetain", device_ordinal);
+      s.programmatic_launch = settings.programmatic_launch && s.info.cc_major >= 9;
       s.ok = true;
       device_ = std::move(s);
       util::log().debug("device {}: {} (sm_{}{}, {} SMs)", device_ordinal, device_.info.name, device_.info.cc_major,

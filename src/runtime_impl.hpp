@@ -58,6 +58,8 @@ struct Runtime::Impl {
     CUdevice device = 0;
     CUcontext context = nullptr;
     DeviceInfo info;
+    // GEMM kernels launch with programmatic dependent launch (sm_90+, unless TILEJIT_PDL=0).
+    bool programmatic_launch = false;
   };
   const DeviceState& device_state();  // never throws
   CUcontext context();                // throws DriverError when there is no usable device

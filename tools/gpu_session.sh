@@ -5,7 +5,8 @@
 #                                   gemm-issues verify-sw-col-a sweep-shapes
 #                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
 #                                   sweep-decode-col-a ab-configs next-decode-kh next-large
-#                                   profile-misses)
+#                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
+#                                   i12-tf32 i12-pdl i12-synced)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -262,6 +263,49 @@ for what in "$@"; do
           --section MemoryWorkloadAnalysis --section Occupancy --section ComputeWorkloadAnalysis \
           "$bin/tilejit" gemm --m $1 --n $2 --k $3 --dtype bf16 --layout $4 --bench --runs 3
       done
+      ;;
+    i12-check)
+      # Issue 12 (GEMM as applications run it): every GPU, CLI and cache test; memcheck of the new
+      # graph, back-to-back (programmatic dependent launch), column-major D and tf32 paths.
+      step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      step memcheck_i12 6 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuGraph.APlansFirstRunMayBeInsideACapture:GemmGpuGraph.BackToBackGemmsReadThePreviousOnesOutput:GemmGpuGraph.SwappedDecodeShapesTakeABias:GemmGpuWgmma.SplitK:GemmGpuWgmma.StagesDTmaCannotWrite'
+      step memcheck_i12_layouts 6 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuGraph.ColumnMajorDInEveryLayout:GemmGpuGraph.Tf32OnWgmmaInEveryLayout'
+      ;;
+    i12-large:*|i12-small:*)
+      # The issue's shapes, tilejit beside cuBLAS in the same command, 3 rounds: i12-large:DTYPE:METHOD
+      # (4096^3 .. 12288x4096x4096, D row- and column-major) and i12-small:DTYPE:METHOD (about one
+      # wave or less, unaligned, decode-like).
+      IFS=: read -r kind dt m <<<"$what"
+      if [ "$kind" = i12-large ]; then
+        step "${dt}_large_$m" 36 "$bin/tilejit" bench gemm --dtype $dt --method $m --layout NN,NT,TN,TT,NN:c,NT:c,TN:c,TT:c \
+          --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192,12288x4096x4096 --runs 3 --group-ms 30 --rounds 3 \
+          --out "$out/${dt}_large_$m.csv"
+      else
+        step "${dt}_small_$m" 26 "$bin/tilejit" bench gemm --dtype $dt --method $m --layout NN,NT,TN,TT \
+          --shapes 1000x1000x1000,128x8192x8192,4095x4095x4095,1x4096x4096,16x8192x8192,32x8192x8192 --runs 3 --group-ms 30 --rounds 3 \
+          --out "$out/${dt}_small_$m.csv"
+      fi
+      ;;
+    i12-tf32)
+      for m in stream graph; do
+        step "tf32_$m" 10 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --method $m --layout NN,NT,TN,TT \
+          --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 30 --rounds 3 --out "$out/tf32_$m.csv"
+      done
+      ;;
+    i12-pdl)
+      # Programmatic dependent launch on and off (TILEJIT_PDL), same shapes, back to back.
+      for pdl in 1 0; do
+        step "pdl${pdl}_stream" 14 env TILEJIT_PDL=$pdl "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN:c \
+          --shapes 4096x4096x4096,1000x1000x1000,128x8192x8192,16x8192x8192 --runs 3 --group-ms 30 --rounds 3
+      done
+      ;;
+    i12-synced)
+      # The launch-then-wait method as a labelled extra, against the earlier synchronised figures.
+      step synced_bf16 20 "$bin/tilejit" bench gemm --dtype bf16 --method synced --layout NN,NT,TN,TT \
+        --shapes 4096x4096x4096,8192x8192x8192,1000x1000x1000,16x8192x8192,128x8192x8192,4095x4095x4095 --runs 20 --rounds 3 \
+        --out "$out/bf16_synced.csv"
       ;;
     *) echo "unknown step $what" ;;
   esac

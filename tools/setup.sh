@@ -5,7 +5,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${TILEJIT_BUILD_DIR:-$root/build}"
 
-packages=(cmake ninja-build g++ libfmt-dev libspdlog-dev libgtest-dev libcli11-dev nlohmann-json3-dev libxxhash-dev)
+packages=(cmake ninja-build g++ libfmt-dev libspdlog-dev libgtest-dev libcli11-dev nlohmann-json3-dev libxxhash-dev pkgconf
+          python3 python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

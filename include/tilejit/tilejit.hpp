@@ -5,5 +5,6 @@
 #include <tilejit/elementwise.hpp>
 #include <tilejit/error.hpp>
 #include <tilejit/gemm.hpp>
+#include <tilejit/gemm_config.hpp>
 #include <tilejit/runtime.hpp>
 #include <tilejit/version.hpp>

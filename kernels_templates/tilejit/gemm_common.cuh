@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tilejit/dtype.cuh"
+#include "tilejit/grid_dependency.cuh"
 #include "tilejit/meta.cuh"
 
 namespace tilejit {
@@ -56,7 +57,8 @@ template <int GroupM> __device__ __forceinline__ void tile_of_block(const gemm_p
   tile_coords<GroupM>(static_cast<int>(blockIdx.x), p.tiles_m, p.tiles_n, tile_m, tile_n);
 }
 
-// act(alpha * acc + beta * C + bias) for output (r, c), which lies inside D.
+// act(alpha * acc + beta * C + bias) for output (r, c), which lies inside D. Cfg::BIAS_ROW: the bias
+// has one value per row (a swapped kernel's D^T, whose rows are the user's columns).
 template <class Cfg>
 __device__ __forceinline__ float epilogue_value(const gemm_params& p, long long batch, long long r, long long c, float acc) {
   float v = p.alpha * acc;
@@ -64,7 +66,8 @@ __device__ __forceinline__ float epilogue_value(const gemm_params& p, long long 
     const auto* C = static_cast<const typename Cfg::TC*>(p.c) + batch * p.stride_c;
     v += p.beta * to_compute(C[offset_of<Cfg::C_ROW>(r, c, p.ldc)]);
   }
-  if constexpr (Cfg::HAS_BIAS) v += static_cast<float>(to_compute(static_cast<const typename Cfg::TBias*>(p.bias)[c]));
+  // The bias runs along D's columns; a kernel computing D^T (swapped operands) adds it along rows.
+  if constexpr (Cfg::HAS_BIAS) v += static_cast<float>(to_compute(static_cast<const typename Cfg::TBias*>(p.bias)[Cfg::BIAS_ROW ? r : c]));
   return activate<Cfg::ACT>(v);
 }
 

@@ -1,6 +1,7 @@
 #include "util/settings.hpp"
 
 #include <tilejit/error.hpp>
+#include <tilejit/gemm_config.hpp>
 
 #include <fmt/format.h>
 
@@ -144,6 +145,15 @@ Settings Settings::from_environment() {
   row("TILEJIT_LOG_LEVEL", level, "warn", "warn", "log level (debug logs every compile)");
 
   auto gemm = env("TILEJIT_GEMM_CONFIG");
+  if (gemm) {
+    // Its syntax now, so that `tilejit config` and the Runtime refuse a typo by name instead of the
+    // first GEMM; whether it suits a problem and a device is checked per problem.
+    try {
+      GemmConfig::parse(*gemm);
+    } catch (const InvalidArgument& e) {
+      bad_value("TILEJIT_GEMM_CONFIG", *gemm, fmt::format("a GEMM configuration ({})", e.what()));
+    }
+  }
   s.gemm_config = gemm;
   row("TILEJIT_GEMM_CONFIG", gemm, "(unset)", "unset", "force every GEMM's configuration");
 
@@ -169,6 +179,12 @@ Settings Settings::from_environment() {
   if (warmup) s.nvrtc_warmup = parse_bool("TILEJIT_NVRTC_WARMUP", *warmup);
   row("TILEJIT_NVRTC_WARMUP", warmup, "1", "1",
       "start NVRTC on a background thread when a Runtime sets up its device (0: not, for processes that only load cached kernels)");
+
+  auto pdl = env("TILEJIT_PDL");
+  if (pdl) s.programmatic_launch = parse_bool("TILEJIT_PDL", *pdl);
+  row("TILEJIT_PDL", pdl, "1", "1",
+      "launch GEMM kernels with programmatic dependent launch on sm_90+, so that each one's prologue overlaps the previous kernel's "
+      "tail (0: plain stream order)");
 
   auto libcuda = env("TILEJIT_LIBCUDA");
   if (libcuda) s.driver_library = *libcuda;

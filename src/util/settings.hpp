@@ -35,6 +35,7 @@ struct Settings {
   std::optional<std::filesystem::path> dump_dir;
   bool always_compile = false;
   bool nvrtc_warmup = true;
+  bool programmatic_launch = true;  // TILEJIT_PDL
   std::string driver_library = "libcuda.so.1";
   std::vector<SettingRow> rows;  // every variable, for display
 

@@ -57,6 +57,42 @@ TEST(Cli, BadExpressionIsUsageError) {
   Result configs = run_cli("bench gemm --shapes 64x64x64 --config default,wgmma:64x128x64:64x128:8,wgmma:64x12");
   EXPECT_EQ(configs.code, 2) << configs.out;
   EXPECT_NE(configs.out.find("wgmma:64x12"), std::string::npos) << configs.out;
+  Result method = run_cli("bench gemm --shapes 64x64x64 --method waited");
+  EXPECT_EQ(method.code, 2) << method.out;
+  EXPECT_NE(method.out.find("expected stream (back-to-back launches), graph"), std::string::npos) << method.out;
+  Result layout = run_cli("bench gemm --shapes 64x64x64 --layout NT,TN:x");
+  EXPECT_EQ(layout.code, 2) << layout.out;
+  EXPECT_NE(layout.out.find("layout 'TN:x'"), std::string::npos) << layout.out;
+  EXPECT_NE(layout.out.find(":r or :c for D"), std::string::npos) << layout.out;
+}
+
+TEST(Cli, BadSettingIsRefusedByName) {
+  // TILEJIT_GEMM_CONFIG's syntax is checked when the settings are read, like every other variable.
+  Result r = run_cli("config", "TILEJIT_GEMM_CONFIG=mma:12x");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("TILEJIT_GEMM_CONFIG='mma:12x' is not valid"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("KIND:BMxBNxBK:WMxWN:STAGES"), std::string::npos) << r.out;
+  Result g = run_cli("compile gemm --dtype bf16 --arch sm_90a --m 64 --n 64 --k 64", "TILEJIT_GEMM_CONFIG=wgmma:128x256x64:64x256:4:xx");
+  EXPECT_EQ(g.code, 2) << g.out;
+  EXPECT_NE(g.out.find("TILEJIT_GEMM_CONFIG"), std::string::npos) << g.out;
+  Result ok = run_cli("config --json", "TILEJIT_GEMM_CONFIG=puzzle33 TILEJIT_PDL=0");
+  ASSERT_EQ(ok.code, 0) << ok.out;
+  const auto j = nlohmann::json::parse(ok.out);
+  int seen = 0;
+  for (const auto& row : j)
+    if (row["variable"] == "TILEJIT_GEMM_CONFIG" || row["variable"] == "TILEJIT_PDL") seen += row["source"] == "environment";
+  EXPECT_EQ(seen, 2) << ok.out;
+}
+
+TEST(Cli, Puzzle33PresetRunsF32AsTf32) {
+  // The preset is the seed's tf32 kernel: an f32 problem needs no --math tf32 for it.
+  Result r = run_cli("compile gemm --dtype f32 --config puzzle33 --m 1024 --n 1024 --k 1024 --arch sm_90a");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("gemm_mma_f32tf32_NN_128x64x32_32x32_s1"), std::string::npos) << r.out;
+  // Another mma configuration on exact f32 says how to ask for tf32.
+  Result m = run_cli("compile gemm --dtype f32 --config mma:128x128x32:64x64:3 --m 1024 --n 1024 --k 1024 --arch sm_90a");
+  EXPECT_EQ(m.code, 2) << m.out;
+  EXPECT_NE(m.out.find("--math tf32"), std::string::npos) << m.out;
 }
 
 TEST(Cli, InfoJsonParses) {

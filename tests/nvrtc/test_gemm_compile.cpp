@@ -212,3 +212,30 @@ TEST(GemmCompileWgmma, NeedsTheArchSpecificTarget) {
 
 }  // namespace
 }  // namespace tilejit
+
+namespace tilejit {
+namespace {
+
+// What the heuristic picks for a column-major D (the row-major D^T, its bias along rows) and for
+// tf32 in every layout (transposed operands) compiles for sm_90a, and says so in its source.
+TEST(GemmCompileWgmma, ColumnMajorDAndTf32InEveryLayout) {
+  RuntimeOptions o;
+  o.arch = "sm_90a";
+  Runtime rt(o);
+  for (const char* layout : {"NN", "NT", "TN", "TT"}) {
+    GemmProblem col_d = stand_in(DType::bf16, MathMode::exact, layout, true, Activation::gelu);
+    col_d.m = col_d.n = col_d.k = 4096;
+    col_d.d.layout = Layout::col_major;
+    const CompiledKernelInfo info = rt.compile_gemm(col_d);
+    EXPECT_NE(info.program_name.find("_sw"), std::string::npos) << layout << ": " << info.program_name;
+    EXPECT_NE(info.program_name.find("_dtma"), std::string::npos) << layout << ": " << info.program_name;
+    EXPECT_NE(info.source.find("HAS_BIAS = true, BIAS_ROW = true"), std::string::npos) << info.source;
+    GemmProblem tf32 = stand_in(DType::f32, MathMode::tf32, layout, false, Activation::none);
+    tf32.m = tf32.n = tf32.k = 4096;
+    const CompiledKernelInfo t = rt.compile_gemm(tf32);
+    EXPECT_NE(t.program_name.find("gemm_wgmma_f32tf32_NT_"), std::string::npos) << layout << ": " << t.program_name;  // K-major copies
+  }
+}
+
+}  // namespace
+}  // namespace tilejit

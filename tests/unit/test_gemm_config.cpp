@@ -45,7 +45,11 @@ TEST(GemmConfig, ParsesAndPrints) {
   EXPECT_EQ(c.stages, 1);
   EXPECT_EQ(c.threads(), 256);
   EXPECT_EQ(c.to_string(), "mma:128x64x32:32x32:1");
-  EXPECT_EQ(GemmConfig::parse("puzzle33"), c);  // the seed's kernel
+  GemmConfig seed = c;
+  seed.tf32 = true;  // the seed's kernel takes f32 inputs as tf32
+  EXPECT_EQ(GemmConfig::parse("puzzle33"), seed);
+  EXPECT_EQ(seed.to_string(), "mma:128x64x32:32x32:1:tf32");
+  EXPECT_EQ(GemmConfig::parse(seed.to_string()), seed);
   auto t = GemmConfig::parse("puzzle33-tiled");
   EXPECT_EQ(t.to_string(), "simt:32x32x32:1x32:1");
   EXPECT_EQ(t.threads(), 1024);
@@ -128,7 +132,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"wgmma:128x128x64:32x128:4", DType::f16, MathMode::exact, "sm_90a", "WM=32 must be 64 or 128"},
         BadConfig{"wgmma:256x256x64:128x256:4", DType::bf16, MathMode::exact, "sm_90a", "accumulator registers"},
         BadConfig{"wgmma:128x256x64:64x256:1", DType::bf16, MathMode::exact, "sm_90a", "at least 2 stages"},
-        BadConfig{"wgmma:128x256x32:64x256:4", DType::f32, MathMode::tf32, "sm_90a", "tf32 wgmma reads K-major operands only"}),
+        BadConfig{"wgmma:128x256x32:64x256:4", DType::f32, MathMode::exact, "sm_90a", "--math tf32"},
+        BadConfig{"mma:128x128x32:64x64:3", DType::f32, MathMode::exact, "sm_90a", "tf32 part"}),
     [](const auto& param_info) { return "config" + std::to_string(param_info.index); });
 
 TEST(GemmConfig, WgmmaParsesAndSaysWhichOperandsNeedPacking) {
@@ -388,15 +393,60 @@ TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
   odd.m = 64;  // packing B (4095 x 4095) for 64 rows of output costs more than it saves
   EXPECT_EQ(choose_gemm_config(odd, "sm_90a", 132).kind, GemmKind::mma);
   EXPECT_EQ(choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132).kind, GemmKind::wgmma);  // NN
-  GemmProblem tf32_nn = problem(DType::f32, MathMode::tf32, 8192, 8192, 8192);
-  EXPECT_EQ(choose_gemm_config(tf32_nn, "sm_90a", 132).kind, GemmKind::mma);  // tf32 wgmma: K-major only
+  // tf32 wgmma reads K-major operands only: the others are transposed into the workspace at launch,
+  // in every layout.
+  for (const auto& [la, lb] : {std::pair{Layout::row_major, Layout::row_major}, std::pair{Layout::col_major, Layout::row_major},
+                              std::pair{Layout::col_major, Layout::col_major}}) {
+    GemmProblem tf32_other = problem(DType::f32, MathMode::tf32, 8192, 8192, 8192);
+    tf32_other.a.layout = la, tf32_other.b.layout = lb;
+    const GemmConfig c = choose_gemm_config(tf32_other, "sm_90a", 132);
+    EXPECT_EQ(c.to_string(), "wgmma:128x256x32:64x256:4");
+    EXPECT_EQ(ops::wgmma_transposes_a(c, tf32_other), la == Layout::col_major);
+    EXPECT_EQ(ops::wgmma_transposes_b(c, tf32_other), lb == Layout::row_major);
+    const GemmProblem kq = ops::wgmma_kernel_problem(c, ops::normalized(tf32_other));
+    EXPECT_EQ(kq.a.layout, Layout::row_major);  // both K-major as the kernel reads them
+    EXPECT_EQ(kq.b.layout, Layout::col_major);
+    EXPECT_EQ(kq.a.ld, 8192);
+    EXPECT_EQ(kq.b.ld, 8192);
+  }
   GemmProblem decode = nt;
-  decode.m = 16;
-  decode.epilogue.bias = 1 << 20;  // (without a bias M = 16 swaps operands: see SwapsOperandsForDecodeShapes)
-  // 64 tiles of 64x128 for 132 SMs: two slices of K
+  decode.m = 48;  // above the swapped decode shapes; 64 tiles of 64x128 for 132 SMs: two slices of K
   EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x128x64:64x128:8:k2");
   for (auto q : {nt, tf32, problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
     EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(q, "sm_90a", 132), q, "sm_90a"));
+}
+
+TEST(GemmHeuristic, ColumnMajorDIsComputedAsRowMajorDTransposed) {
+  // D column-major: the kernel computes the row-major D^T = B^T A^T (TMA-stored), with the tiles a
+  // row-major D of the swapped shape gets; every A/B layout, a bias (per row of D^T), tf32.
+  for (const char* layout : {"NN", "NT", "TN", "TT"}) {
+    GemmProblem p = problem(DType::bf16, MathMode::exact, 4096, 2048, 4096);
+    p.a.layout = layout[0] == 'N' ? Layout::row_major : Layout::col_major;
+    p.b.layout = layout[1] == 'N' ? Layout::row_major : Layout::col_major;
+    p.d.layout = Layout::col_major;
+    p.epilogue.bias = 1 << 20;
+    std::string why;
+    const GemmConfig c = choose_gemm_config(p, "sm_90a", 132, &why);
+    GemmProblem row = ops::swapped_ab(p);
+    EXPECT_EQ(row.d.layout, Layout::row_major);
+    GemmConfig expected = choose_gemm_config(row, "sm_90a", 132);
+    expected.swap_ab = true;
+    EXPECT_EQ(c, expected) << layout << ": " << c.to_string();
+    EXPECT_NE(why.find("D column-major"), std::string::npos) << why;
+    EXPECT_NO_THROW(validate_gemm_config(c, p, "sm_90a"));
+    EXPECT_TRUE(ops::wgmma_d_tma(c, ops::wgmma_kernel_problem(c, p))) << layout;  // D^T through TMA stores
+  }
+  GemmProblem narrow = problem(DType::bf16, MathMode::exact, 8192, 16, 8192);  // D^T is a decode shape: its swap
+  narrow.b.layout = Layout::col_major;
+  narrow.d.layout = Layout::col_major;
+  const GemmConfig nc = choose_gemm_config(narrow, "sm_90a", 132);
+  EXPECT_EQ(nc.kind, GemmKind::wgmma);
+  EXPECT_FALSE(nc.swap_ab);  // swapped twice: the kernel computes D directly with 16-wide tiles
+  EXPECT_EQ(nc.bn, 16);
+  EXPECT_NO_THROW(validate_gemm_config(nc, narrow, "sm_90a"));
+  GemmProblem sm80 = narrow;
+  sm80.m = sm80.n = 4096;
+  EXPECT_EQ(choose_gemm_config(sm80, "sm_80", 108).kind, GemmKind::mma);  // no wgmma: D written as it is
 }
 
 TEST(GemmHeuristic, SwapsOperandsForDecodeShapes) {
@@ -425,8 +475,8 @@ TEST(GemmHeuristic, SwapsOperandsForDecodeShapes) {
   tf32_tn.b.layout = Layout::row_major;  // B^T would be an M-major A: tf32 wgmma reads K-major A only
   EXPECT_FALSE(choose_gemm_config(tf32_tn, "sm_90a", 132).swap_ab);
   GemmProblem biased = nt;
-  biased.epilogue.bias = 1 << 20;
-  EXPECT_FALSE(choose_gemm_config(biased, "sm_90a", 132).swap_ab);
+  biased.epilogue.bias = 1 << 20;  // a bias along D's columns runs along D^T's rows
+  EXPECT_EQ(choose_gemm_config(biased, "sm_90a", 132).to_string(), "wgmma:64x16x128:64x16:8:sw");
   EXPECT_FALSE(choose_gemm_config(nt, "sm_90", 132).swap_ab);  // no wgmma without sm_90a
   for (auto q : {nt, nn, m32, tf32, tn, tt, tf32_tn, biased})
     EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(q, "sm_90a", 132), q, "sm_90a"));
@@ -476,8 +526,8 @@ TEST(GemmConfig, SwappedOperands) {
   EXPECT_EQ(kq32.b.ptr, tn32.a.ptr);  // the copy's source, replaced by the workspace at launch
   EXPECT_FALSE(ops::wgmma_transposes_b(c16, q));  // a row-major A needs no copy
   GemmProblem biased = p;
-  biased.epilogue.bias = 1 << 20;
-  EXPECT_NE(broken_rule("wgmma:64x16x128:64x16:8:sw", biased).find("no bias"), std::string::npos);
+  biased.epilogue.bias = 1 << 20;  // per row of D^T (BIAS_ROW)
+  EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8:sw", biased), "");
   EXPECT_NE(broken_rule("mma:64x64x32:32x32:3:sw", p).find("kind wgmma only"), std::string::npos);
   // Narrow tiles also serve a narrow N directly, with a column-major B.
   GemmProblem narrow = problem(DType::bf16, MathMode::exact, 8192, 16, 4096);

@@ -57,7 +57,8 @@ TEST(Settings, XdgCacheHomeAndCudaHome) {
 TEST(Settings, ReadsEveryVariable) {
   ScopedEnv a("TILEJIT_CACHE_DIR", "/tmp/c"), b("TILEJIT_CACHE", "readonly"), c("TILEJIT_CACHE_MAX_SIZE", "500M"),
       d("TILEJIT_ARCH", "sm_90a"), e("TILEJIT_DEVICE", "3"), f("TILEJIT_LOG_LEVEL", "debug"),
-      g("TILEJIT_GEMM_CONFIG", "puzzle33"), h("TILEJIT_ALWAYS_COMPILE", "1"), i("TILEJIT_DUMP_DIR", "/tmp/d");
+      g("TILEJIT_GEMM_CONFIG", "puzzle33"), h("TILEJIT_ALWAYS_COMPILE", "1"), i("TILEJIT_DUMP_DIR", "/tmp/d"),
+      j("TILEJIT_PDL", "0");
   auto s = util::Settings::from_environment();
   EXPECT_EQ(s.cache_dir, "/tmp/c");
   EXPECT_EQ(s.cache, util::CacheMode::readonly);
@@ -68,9 +69,10 @@ TEST(Settings, ReadsEveryVariable) {
   EXPECT_EQ(s.gemm_config, "puzzle33");
   EXPECT_TRUE(s.always_compile);
   EXPECT_EQ(s.dump_dir, "/tmp/d");
+  EXPECT_FALSE(s.programmatic_launch);
   int from_env = 0;
   for (const auto& row : s.rows) from_env += row.from_environment;
-  EXPECT_EQ(from_env, 9);
+  EXPECT_EQ(from_env, 10);
 }
 
 struct BadVar {
@@ -101,7 +103,10 @@ INSTANTIATE_TEST_SUITE_P(Values, RejectsBadValue,
                                            BadVar{"TILEJIT_DEVICE", "-1", "device ordinal"},
                                            BadVar{"TILEJIT_DEVICE", "one", "device ordinal"},
                                            BadVar{"TILEJIT_LOG_LEVEL", "loud", "trace, debug"},
-                                           BadVar{"TILEJIT_ALWAYS_COMPILE", "sometimes", "1/on/true"}),
+                                           BadVar{"TILEJIT_ALWAYS_COMPILE", "sometimes", "1/on/true"},
+                                           BadVar{"TILEJIT_PDL", "perhaps", "1/on/true"},
+                                           BadVar{"TILEJIT_GEMM_CONFIG", "mma:12x", "KIND:BMxBNxBK:WMxWN:STAGES"},
+                                           BadVar{"TILEJIT_GEMM_CONFIG", "wgmma:128x256x64:64x256:4:zz", "not an extra part"}),
                          [](const auto& param_info) { return "value" + std::to_string(param_info.index); });
 
 TEST(Settings, ArchNames) {

@@ -19,6 +19,8 @@
 #include <memory>
 #include <optional>
 
+#include <unistd.h>
+
 namespace tilejit::cli {
 namespace {
 
@@ -27,8 +29,10 @@ struct GemmArgs {
   std::string dtype = "bf16", out_dtype, layout = "NN", config, math = "exact", act = "none", arch, shapes, out;
   float alpha = 1.f, beta = 0.f;
   bool bias = false, check = false, bench = false, source = false;
-  int runs = 20;
+  int runs = 0;    // 0: the method's default (synced 20 launches, stream and graph 5 groups)
   int rounds = 1;  // bench gemm: passes over every shape and layout, each timed anew
+  std::string method = "stream";  // bench gemm: stream, graph or synced
+  double group_ms = 50;           // bench gemm, stream and graph: about this much work per timed group
 };
 
 Layout layout_of(char c, const std::string& all) {
@@ -45,15 +49,26 @@ Activation activation_of(const std::string& s) {
   throw InvalidArgument(fmt::format("activation '{}': expected none, relu, gelu or silu", s));
 }
 
+// A layout is two letters, A's then B's (N row-major, T column-major), and optionally ":r" or ":c"
+// for D (row-major by default): "NT", "TN:c".
+Layout d_layout_of(const std::string& layout) {
+  if (layout.size() == 2 || layout.substr(2) == ":r") return Layout::row_major;
+  if (layout.substr(2) == ":c") return Layout::col_major;
+  throw InvalidArgument(fmt::format("layout '{}': expected two letters of N (row-major) and T (column-major), for A then B, and "
+                                    "optionally :r or :c for D (row- or column-major; default :r)",
+                                    layout));
+}
+
 GemmProblem problem_of(const GemmArgs& a, const std::string& layout) {
-  if (layout.size() != 2) layout_of('?', layout);
+  if (layout.size() < 2) layout_of('?', layout);
+  const Layout d_layout = d_layout_of(layout);
   GemmProblem p;
   p.m = a.m, p.n = a.n, p.k = a.k, p.batch = a.batch;
   const DType in = parse_dtype(a.dtype);
   const DType out = a.out_dtype.empty() ? in : parse_dtype(a.out_dtype);
   p.a = {0, in, layout_of(layout[0], layout)};
   p.b = {0, in, layout_of(layout[1], layout)};
-  p.d = {0, out, Layout::row_major};
+  p.d = {0, out, d_layout};
   if (a.batch > 1) {
     p.a.batch_stride = a.m * a.k;
     p.b.batch_stride = a.k * a.n;
@@ -88,12 +103,13 @@ int run_gemm(const GemmArgs& a) {
   bool ok = true;
   if (a.check || !a.bench) {
     const double err = gc.relative_error();
-    ok = err <= gemm_tolerance(gc.problem);
-    fmt::print("check: relative error {:.3e} (tolerance {:.0e}): {}\n", err, gemm_tolerance(gc.problem), ok ? "PASS" : "FAIL");
+    // The plan's problem: a configuration may fix the math (puzzle33 takes f32 as tf32).
+    ok = err <= gemm_tolerance(plan.problem());
+    fmt::print("check: relative error {:.3e} (tolerance {:.0e}): {}\n", err, gemm_tolerance(plan.problem()), ok ? "PASS" : "FAIL");
   }
   if (a.bench) {
-    Timing t = time_launches([&](CUstream s) { plan.run(s); }, nullptr, 5, a.runs);
-    fmt::print("bench: median {:.4f} ms  {:.1f} TFLOP/s\n", t.median_ms, tflops(gc.flops(), t.median_ms));
+    Timing t = time_launches([&](CUstream s) { plan.run(s); }, nullptr, 5, a.runs > 0 ? a.runs : 20);
+    fmt::print("bench: median {:.4f} ms  {:.1f} TFLOP/s (a wait after each launch)\n", t.median_ms, tflops(gc.flops(), t.median_ms));
   }
   return ok ? 0 : kExitFailure;
 }
@@ -131,40 +147,89 @@ std::vector<std::array<std::int64_t, 3>> parse_shapes(const std::string& s) {
   return out;
 }
 
+// A progress line on stderr when it is a terminal (the bench runs for minutes): rewritten in place,
+// cleared before each result row goes to stdout.
+class Progress {
+ public:
+  explicit Progress(int total) : total_(total), on_(isatty(fileno(stderr)) != 0) {}
+  void show(const std::string& what) {
+    if (!on_) return;
+    std::fprintf(stderr, "\r\033[K[%d/%d] %s", ++done_, total_, what.c_str());
+    std::fflush(stderr);
+  }
+  void clear() const {
+    if (on_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  int total_, done_ = 0;
+  bool on_;
+};
+
 int bench_gemm(const GemmArgs& a) {
   if (a.rounds < 1) throw InvalidArgument(fmt::format("--rounds {}: expected 1 or more passes", a.rounds));
+  if (a.runs < 0) throw InvalidArgument(fmt::format("--runs {}: expected 1 or more", a.runs));
+  if (!(a.group_ms > 0)) throw InvalidArgument(fmt::format("--group-ms {}: expected a positive number of milliseconds", a.group_ms));
+  const TimingMethod method = parse_timing_method(a.method);
   // --config A,B,...: each configuration ("default" for the heuristic's pick) on the same inputs,
   // every one timed beside cuBLAS in the same rounds, so configurations compare within one run.
   // Parsed before the device is looked for: a typo fails the same with or without a GPU.
   std::vector<std::optional<GemmConfig>> configs;
   for (const auto& one : split_commas(a.config.empty() ? std::string("default") : a.config))
     configs.push_back(config_of(one == "default" ? std::string() : one));
-  Runtime rt;
-  if (!require_device(rt, "bench gemm")) return kExitFailure;
-  Cublas cublas;
   const auto shapes = parse_shapes(a.shapes.empty() ? "1024x1024x1024,4096x4096x4096,8192x8192x8192,4096x4096x512,16x8192x8192,"
                                                       "128x8192x8192,1000x1000x1000,4095x4095x4095"
                                                     : a.shapes);
   const auto layouts = split_commas(a.layout == "NN" && a.shapes.empty() ? "NN,NT,TN,TT" : a.layout);
-  fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; CUDA events per launch, tilejit and cuBLAS runs interleaved, {} warm-ups, median of {}{}\n",
-             a.dtype, a.out_dtype.empty() ? a.dtype : a.out_dtype, a.math, rt.device_info().name, 5, a.runs,
+  for (const auto& lay : layouts) {
+    if (lay.size() < 2) layout_of('?', lay);
+    layout_of(lay[0], lay), layout_of(lay[1], lay), d_layout_of(lay);
+  }
+  Runtime rt;
+  if (!require_device(rt, "bench gemm")) return kExitFailure;
+  Cublas cublas;
+  // A stream of its own: the legacy default stream cannot be captured into a graph.
+  CUstream stream = nullptr;
+  jit::check(jit::driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  struct StreamGuard {
+    CUstream s;
+    ~StreamGuard() { jit::driver().cuStreamDestroy(s); }
+  } guard{stream};
+  MethodOptions mo;
+  mo.group_ms = a.group_ms;
+  mo.groups = a.runs > 0 ? a.runs : method == TimingMethod::synced ? 20 : 5;
+  const double copy_gbs = copy_bandwidth_gbs(std::size_t{2} << 30, stream);
+  const std::string how =
+      method == TimingMethod::stream  ? fmt::format("method stream: groups of back-to-back launches (about {} ms of work) between two events, "
+                                                    "median of {} groups",
+                                                    a.group_ms, mo.groups)
+      : method == TimingMethod::graph ? fmt::format("method graph: a group of launches (about {} ms of work) captured into a CUDA graph, "
+                                                    "median of {} replays",
+                                                    a.group_ms, mo.groups)
+                                      : fmt::format("method synced: events around each launch and a wait after it, median of {}", mo.groups);
+  fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; {}; tilejit and cuBLAS alternating, {} warm-ups{}; device copy {:.0f} GB/s\n",
+             a.dtype, a.out_dtype.empty() ? a.dtype : a.out_dtype, a.math, rt.device_info().name, how, 5,
              a.rounds > 1 ? fmt::format("; {} rounds over every shape, medians over the rounds, ratio range in brackets", a.rounds)
-                          : std::string());
-  fmt::print("{:<18} {:<3} {:>11} {:>11} {:>7}  {:>9}  {}\n", "shape", "lay", "tilejit", "cuBLAS", "ratio", "rel.err", "config");
+                          : std::string(),
+             copy_gbs);
+  fmt::print("{:<18} {:<5} {:>9} {:>9} {:>7}  {:>8}  {:>9}  {}\n", "shape", "lay", "tilejit", "cuBLAS", "ratio", "B GB/s", "rel.err",
+             "config");
   // With several rounds every case is made and checked first; then each round times them all in
-  // turn, so that drift of the clocks over minutes lands on every shape (and, interleaved, on both
+  // turn, so that drift of the clocks over minutes lands on every shape (and, alternating, on both
   // sides) alike. One round times each case right after making it, with one case in memory at a time.
   struct Case {
     std::string shape, layout, config;
-    double flops = 0, err = 0;
+    double flops = 0, err = 0, b_bytes = 0;
     bool pass = true;
     std::shared_ptr<GemmCase> gc;  // shared by the configurations of one shape and layout
     std::unique_ptr<GemmPlan> plan;
     std::vector<double> ours_ms, ref_ms;
   };
+  Progress progress(static_cast<int>(shapes.size() * layouts.size() * configs.size()) * (a.rounds > 1 ? a.rounds + 1 : 1));
   auto time_round = [&](Case& c) {
-    const auto [ours, ref] = time_launch_pair([&](CUstream st) { c.plan->run(st); },
-                                              [&](CUstream st) { cublas.gemm(c.gc->problem, st); }, nullptr, 5, a.runs);
+    progress.show(fmt::format("{} {} {}: timing", c.shape, c.layout, c.config));
+    const auto [ours, ref] = time_methods_pair(method, [&](CUstream st) { c.plan->run(st); },
+                                               [&](CUstream st) { cublas.gemm(c.gc->problem, st); }, stream, mo);
     c.ours_ms.push_back(ours.median_ms), c.ref_ms.push_back(ref.median_ms);
   };
   auto median = [](std::vector<double> v) {
@@ -178,12 +243,16 @@ int bench_gemm(const GemmArgs& a) {
     const double ours_ms = median(c.ours_ms), ref_ms = median(c.ref_ms), ratio = median(ratios);
     const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
     const double t_ours = tflops(c.flops, ours_ms), t_ref = tflops(c.flops, ref_ms);
-    fmt::print("{:<18} {:<3} {:>11.1f} {:>11.1f} {:>7.3f}  {:>9.2e}{} {}{}\n", c.shape, c.layout, t_ours, t_ref, ratio, c.err,
+    // Bytes of B read per second: the measure of decode-like shapes (M <= 32), which stream B.
+    const double b_gbs = c.b_bytes / (ours_ms * 1e-3) / 1e9;
+    progress.clear();
+    fmt::print("{:<18} {:<5} {:>9.1f} {:>9.1f} {:>7.3f}  {:>8.0f}  {:>9.2e}{} {}{}\n", c.shape, c.layout, t_ours, t_ref, ratio, b_gbs, c.err,
                c.pass ? " " : "!", c.config, a.rounds > 1 ? fmt::format("  [{:.3f}-{:.3f}]", *lo, *hi) : std::string());
     std::fflush(stdout);
-    rows.push_back({{"shape", c.shape}, {"layout", c.layout}, {"dtype", a.dtype}, {"math", a.math}, {"tilejit_tflops", t_ours},
-                    {"cublas_tflops", t_ref}, {"ratio", ratio}, {"tilejit_ms", ours_ms}, {"cublas_ms", ref_ms},
-                    {"rel_error", c.err}, {"config", c.config}, {"rounds", a.rounds}, {"ratio_min", *lo}, {"ratio_max", *hi}});
+    rows.push_back({{"shape", c.shape}, {"layout", c.layout}, {"dtype", a.dtype}, {"math", a.math}, {"method", a.method},
+                    {"tilejit_tflops", t_ours}, {"cublas_tflops", t_ref}, {"ratio", ratio}, {"tilejit_ms", ours_ms}, {"cublas_ms", ref_ms},
+                    {"b_gbs", b_gbs}, {"copy_gbs", copy_gbs}, {"rel_error", c.err}, {"config", c.config}, {"rounds", a.rounds},
+                    {"ratio_min", *lo}, {"ratio_max", *hi}});
   };
   std::vector<Case> cases;
   bool ok = true;
@@ -196,15 +265,17 @@ int bench_gemm(const GemmArgs& a) {
         Case c;
         c.shape = fmt::format("{}x{}x{}", s[0], s[1], s[2]);
         c.layout = lay;
+        progress.show(fmt::format("{} {}: compiling and checking", c.shape, c.layout));
         c.gc = gc;
         c.plan = std::make_unique<GemmPlan>(cfg ? rt.plan_gemm(c.gc->problem, *cfg) : rt.plan_gemm(c.gc->problem));
         c.config = c.plan->config().to_string();
         c.flops = c.gc->flops();
+        c.b_bytes = static_cast<double>(s[1]) * s[2] * static_cast<double>(dtype_size(c.gc->problem.b.dtype)) * a.batch;
         c.gc->reset_output();  // the previous configuration's D must not pass for this one's
-        c.plan->run();
-        rt.synchronize();
+        c.plan->run(stream);
+        jit::check(jit::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
         c.err = c.gc->relative_error(1 << 14);
-        c.pass = c.err <= gemm_tolerance(c.gc->problem);
+        c.pass = c.err <= gemm_tolerance(c.plan->problem());
         ok = ok && c.pass;
         if (a.rounds == 1) {
           time_round(c);
@@ -217,19 +288,22 @@ int bench_gemm(const GemmArgs& a) {
   for (int r = 0; r < a.rounds && a.rounds > 1; ++r)
     for (auto& c : cases) time_round(c);
   for (const auto& c : cases) report(c);
+  progress.clear();
   if (!a.out.empty()) {
     std::ofstream f(a.out);
     if (a.out.ends_with(".json")) {
       f << rows.dump(2) << "\n";
     } else {
-      f << "shape,layout,dtype,math,tilejit_tflops,cublas_tflops,ratio,tilejit_ms,cublas_ms,rel_error,config,rounds,ratio_min,ratio_max\n";
+      f << "shape,layout,dtype,math,method,tilejit_tflops,cublas_tflops,ratio,tilejit_ms,cublas_ms,b_gbs,copy_gbs,rel_error,config,rounds,"
+           "ratio_min,ratio_max\n";
       for (const auto& r : rows)
-        f << fmt::format("{},{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{:.5f},{:.3e},{},{},{:.4f},{:.4f}\n", r["shape"].get<std::string>(),
-                         r["layout"].get<std::string>(), r["dtype"].get<std::string>(), r["math"].get<std::string>(),
-                         r["tilejit_tflops"].get<double>(), r["cublas_tflops"].get<double>(), r["ratio"].get<double>(),
-                         r["tilejit_ms"].get<double>(), r["cublas_ms"].get<double>(), r["rel_error"].get<double>(),
-                         r["config"].get<std::string>(), r["rounds"].get<int>(), r["ratio_min"].get<double>(),
-                         r["ratio_max"].get<double>());
+        f << fmt::format("{},{},{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{:.5f},{:.0f},{:.0f},{:.3e},{},{},{:.4f},{:.4f}\n",
+                         r["shape"].get<std::string>(), r["layout"].get<std::string>(), r["dtype"].get<std::string>(),
+                         r["math"].get<std::string>(), r["method"].get<std::string>(), r["tilejit_tflops"].get<double>(),
+                         r["cublas_tflops"].get<double>(), r["ratio"].get<double>(), r["tilejit_ms"].get<double>(),
+                         r["cublas_ms"].get<double>(), r["b_gbs"].get<double>(), r["copy_gbs"].get<double>(),
+                         r["rel_error"].get<double>(), r["config"].get<std::string>(), r["rounds"].get<int>(),
+                         r["ratio_min"].get<double>(), r["ratio_max"].get<double>());
     }
   }
   return ok ? 0 : kExitFailure;
@@ -245,7 +319,9 @@ int bench_puzzle33(const GemmArgs& a) {
   GemmProblem exact = problem_of(base, "NN");
   base.math = "tf32";
   GemmProblem tf32 = problem_of(base, "NN");
-  fmt::print("puzzle 33 at 1024^3, f32 A, B, C row-major, on {}: CUDA events per launch, median of {}\n", rt.device_info().name, a.runs);
+  const int runs = a.runs > 0 ? a.runs : 20;
+  fmt::print("puzzle 33 at 1024^3, f32 A, B, C row-major, on {}: CUDA events per launch (a wait after each), median of {}\n",
+             rt.device_info().name, runs);
   fmt::print("{:<34} {:>10} {:>10} {:>11}  {}\n", "kernel", "ms", "TFLOP/s", "rel.err", "config");
   bool ok = true;
   double tiled_ms = 0, best_tf32_ms = 1e30;
@@ -256,7 +332,7 @@ int bench_puzzle33(const GemmArgs& a) {
     const double err = gc.relative_error(1 << 20);  // every output of 1024^2
     const bool pass = err <= gemm_tolerance(gc.problem);
     ok = ok && pass;
-    Timing t = time_launches(launch, nullptr, 5, a.runs);
+    Timing t = time_launches(launch, nullptr, 5, runs);
     fmt::print("{:<34} {:>10.4f} {:>10.2f} {:>11.3e}{} {}\n", name, t.median_ms, tflops(gc.flops(), t.median_ms), err, pass ? " " : "!", config);
     std::fflush(stdout);
     return t.median_ms;
@@ -301,7 +377,7 @@ void add_problem_options(CLI::App* c, GemmArgs& a) {
   c->add_option("--k", a.k, "Columns of A, rows of B");
   c->add_option("--dtype,-t", a.dtype, "Input dtype: f32, f16, bf16");
   c->add_option("--out-dtype", a.out_dtype, "D's dtype (default: the input dtype)");
-  c->add_option("--layout,-l", a.layout, "A then B: N row-major, T column-major (NN, NT, TN, TT)");
+  c->add_option("--layout,-l", a.layout, "A then B: N row-major, T column-major (NN, NT, TN, TT), optionally :c for a column-major D");
   c->add_option("--config,-c", a.config, "KIND:BMxBNxBK:WMxWN:STAGES or a preset (default: heuristic)");
   c->add_option("--math", a.math, "f32 inputs: exact (SIMT) or tf32 (tensor cores)");
 }
@@ -338,8 +414,14 @@ void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& ac
   bg->get_option("--config")->description(
       "Configurations to time, comma-separated: KIND:BMxBNxBK:WMxWN:STAGES, a preset, or default (the heuristic's pick); "
       "each runs on the same inputs beside cuBLAS in the same rounds (default: default)");
+  bg->get_option("--layout")->description(
+      "A then B: N row-major, T column-major, and optionally :r or :c for D (row-major by default), comma-separated: NN,NT:c,...");
+  bg->add_option("--method", b->method,
+                 "stream (default: groups of back-to-back launches on one stream), graph (CUDA graph replay of such a group) or "
+                 "synced (a wait after each launch; hides fixed per-launch costs)");
+  bg->add_option("--group-ms", b->group_ms, "stream and graph: launches per timed group, enough for about this many ms (default 50)");
   bg->add_option("--out", b->out, "Also write FILE.csv or FILE.json");
-  bg->add_option("--runs", b->runs, "Timed runs per kernel");
+  bg->add_option("--runs", b->runs, "Timed groups per side (stream, graph; default 5) or launches (synced; default 20)");
   bg->add_option("--rounds", b->rounds,
                  "Passes over every shape and layout (default 1); with more, each figure is the median over the rounds and "
                  "the ratio's range is printed");

@@ -20,7 +20,8 @@ class Cublas {
   Cublas& operator=(const Cublas&) = delete;
 
   // The same D = alpha * A * B + beta * D as the problem (no bias or activation), with the matching
-  // transposes; f32 problems use SGEMM or TF32 math by p.math.
+  // transposes, D row- or column-major; f32 problems use SGEMM or TF32 math by p.math. Safe to capture
+  // into a CUDA graph (the handle has its own workspace).
   void gemm(const GemmProblem& p, CUstream stream);
 
  private:

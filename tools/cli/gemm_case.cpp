@@ -78,6 +78,11 @@ GemmCase::GemmCase(Runtime& rt, const GemmProblem& shape, bool with_bias, std::u
   reset_output();
 }
 
+void GemmCase::reload_inputs() {
+  da_.download(a_.data(), a_.size());
+  db_.download(b_.data(), b_.size());
+}
+
 void GemmCase::reset_output() {
   dd_.fill_bytes(0xFF);
   if (c_is_d_) dd_.upload(c_.data(), c_.size());

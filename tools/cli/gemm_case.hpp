@@ -21,6 +21,9 @@ class GemmCase {
   // Replaces D's contents (the bytes of problem.d's allocation), e.g. with a D computed elsewhere.
   void set_output(const void* host, std::size_t bytes) { dd_.upload(host, bytes); }
   std::size_t output_bytes() const { return dd_.bytes(); }
+  // Takes A and B as they are on the device now (a kernel may have written them, e.g. A as the
+  // previous GEMM's D) into the host copies the reference reads.
+  void reload_inputs();
   // ||D - ref|| / ||ref|| over every output (when at most max_samples) or max_samples sampled ones
   // plus the last row and column; +inf on NaN or Inf.
   double relative_error(std::size_t max_samples = 1 << 16);

@@ -3,6 +3,7 @@
 #include "ops/gemm/wgmma_launch.hpp"
 
 #include "jit/driver.hpp"
+#include "jit/launch.hpp"
 #include "ops/elementwise/codegen.hpp"
 #include "util/log.hpp"
 
@@ -183,7 +184,7 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
       "  enum : int {{ LM = {}, LN = {} }};\n"
       "  enum : bool {{ A_ROW = {}, B_ROW = {}, C_ROW = {}, D_ROW = {} }};\n"
       "  enum : int {{ A_VEC = {}, B_VEC = {} }};\n"
-      "  enum : bool {{ HAS_BIAS = {} }};\n"
+      "  enum : bool {{ HAS_BIAS = {}, BIAS_ROW = {} }};\n"
       "  enum : int {{ ACT = {} }};\n"
       "  enum : bool {{ D_TMA = {} }};\n"
       "  enum : bool {{ PINGPONG = {} }};\n"
@@ -195,7 +196,7 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
       kernel, c.to_string(), kernel, device_type(p.a.dtype), device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype),
       device_type(p.epilogue.bias_dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln, p.a.layout == Layout::row_major,
       p.b.layout == Layout::row_major, p.c.layout == Layout::row_major, p.d.layout == Layout::row_major, v.a_vec, v.b_vec,
-      p.epilogue.bias != 0, static_cast<int>(p.epilogue.activation), v.d_tma, c.pingpong, c.cluster, epilogue, c.k_halves);
+      p.epilogue.bias != 0, c.swap_ab, static_cast<int>(p.epilogue.activation), v.d_tma, c.pingpong, c.cluster, epilogue, c.k_halves);
   jit::KernelRequest r;
   r.family = "gemm";
   r.arch = arch;
@@ -239,6 +240,9 @@ struct GemmPlanState {
   std::mutex mutex;
   std::map<std::tuple<int, int, bool>, Loaded> variants;
   std::unique_ptr<ops::WgmmaLauncher> wgmma;  // kind wgmma: operand packing and tensor maps
+  // Launch with programmatic dependent launch (every GEMM template waits for the previous grids
+  // before touching memory); set with the first function, from the device and TILEJIT_PDL.
+  bool programmatic = false;
 
   jit::KernelRequest request(const ops::GemmVariant& v, const std::string& arch) const {
     return ops::gemm_request(*rt, kernel_problem, v, arch);
@@ -261,16 +265,29 @@ struct GemmPlanState {
       CUfunction fn = k->function(rt->device_ordinal);
       jit::check(jit::driver().cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", rt->device_ordinal, k->request().compile.program_name);
+      programmatic = rt->device_state().programmatic_launch;  // before the function is published
       slot.fn = fn;
     }
     return slot.fn;
   }
 
+  // With a usable device: the kernel for the plan's own pointers loaded, and (wgmma) the workspaces
+  // and copy kernels they need, so that the plan's first run does no more than later ones and may
+  // happen inside a CUDA graph capture.
+  void prepare() {
+    if (problem.m == 0 || problem.n == 0 || !rt->device_state().ok) return;
+    jit::make_current(rt->context(), rt->device_ordinal);
+    function(own);
+    if (wgmma) wgmma->prepare(params);
+  }
+
   void launch(CUfunction fn, const ops::GemmParams& p, CUstream stream, const char* what) {
-    if (wgmma) return wgmma->launch(fn, p, grid_x, threads, smem, stream);
+    if (wgmma) return wgmma->launch(fn, p, grid_x, threads, smem, programmatic, stream);
     void* args[] = {const_cast<ops::GemmParams*>(&p)};
-    jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
-               "cuLaunchKernel", rt->device_ordinal, what);
+    jit::LaunchShape shape;
+    shape.grid_x = grid_x, shape.grid_y = grid_y, shape.block_x = threads, shape.shared_bytes = static_cast<unsigned>(smem);
+    shape.programmatic = programmatic;
+    jit::launch(fn, shape, stream, args, rt->device_ordinal, what);
   }
 };
 
@@ -309,6 +326,12 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
     util::log().debug("GEMM {}x{}x{} {} {}{}: heuristic chose {} ({})", p.m, p.n, p.k, dtype_name(p.a.dtype),
                       layout_name(p.a.layout), layout_name(p.b.layout), s->config.to_string(), why);
   }
+  if (s->config.tf32 && s->problem.a.dtype == DType::f32 && s->problem.math != MathMode::tf32) {
+    // The configuration fixes the math (the puzzle33 preset is the seed's tf32 kernel): the plan's
+    // problem says what it computes.
+    s->problem.math = MathMode::tf32;
+    util::log().debug("GEMM {}x{}x{}: f32 inputs as tf32, as config {} says", p.m, p.n, p.k, s->config.to_string());
+  }
   s->target = s->config.kind == GemmKind::wgmma ? arch_specific : rt->arch(false);
   if (s->config.swap_ab && s->config.kind != GemmKind::wgmma)
     throw InvalidArgument(fmt::format("GEMM config {} is invalid: swapped operands (sw) exist for kind wgmma only", s->config.to_string()));
@@ -339,12 +362,13 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Ru
     const long long units = whole_tiles + (tiles - whole_tiles) * split;
     s->grid_x = static_cast<unsigned>(std::clamp<long long>(units, 1, sms / c.cluster) * c.cluster);
     s->grid_y = 1;
-    // A B that narrow tiles read K-major (see wgmma_transposes_b) is transposed at each launch from
-    // the layout the user gave.
+    // An operand the kernel reads K-major as a copy (see wgmma_transposes_a/b: tf32, narrow tiles)
+    // is transposed at each launch from the layout the user gave.
     const GemmProblem seen = c.swap_ab ? ops::swapped_ab(s->problem) : s->problem;
-    std::optional<MatrixRef> b_source;
+    std::optional<MatrixRef> a_source, b_source;
+    if (ops::wgmma_transposes_a(c, seen)) a_source = seen.a;
     if (ops::wgmma_transposes_b(c, seen)) b_source = seen.b;
-    s->wgmma = std::make_unique<ops::WgmmaLauncher>(rt, p, c, b_source);
+    s->wgmma = std::make_unique<ops::WgmmaLauncher>(rt, p, c, a_source, b_source);
   } else {
     s->grid_x = static_cast<unsigned>(std::max<long long>(1, tiles_m * tiles_n));
     s->grid_y = static_cast<unsigned>(p.batch);
@@ -447,9 +471,15 @@ void GemmPlan::run(const GemmPointers& pointers, CUstream stream) const {
 const GemmConfig& GemmPlan::config() const { return state_->config; }
 const GemmProblem& GemmPlan::problem() const { return state_->problem; }
 
-GemmPlan Runtime::plan_gemm(const GemmProblem& problem) { return GemmPlan(make_gemm_plan(impl_, problem, nullptr)); }
+GemmPlan Runtime::plan_gemm(const GemmProblem& problem) {
+  auto s = make_gemm_plan(impl_, problem, nullptr);
+  s->prepare();
+  return GemmPlan(std::move(s));
+}
 GemmPlan Runtime::plan_gemm(const GemmProblem& problem, const GemmConfig& config) {
-  return GemmPlan(make_gemm_plan(impl_, problem, &config));
+  auto s = make_gemm_plan(impl_, problem, &config);
+  s->prepare();
+  return GemmPlan(std::move(s));
 }
 
 void Runtime::gemm(const GemmProblem& user_problem, CUstream stream) {
@@ -464,7 +494,20 @@ void Runtime::gemm(const GemmProblem& user_problem, CUstream stream) {
     if (it != impl_->gemm_plans.end()) state = it->second;
   }
   if (!state) {
-    state = make_gemm_plan(impl_->unowned(), problem, nullptr);  // kept inside the Impl
+    state = make_gemm_plan(impl_->unowned(), problem, nullptr);  // kept inside the Impl; validation and configuration only
+    if (impl_->device_state().ok) {
+      // A new plan compiles or loads its kernel and may allocate workspaces: not while the stream is
+      // being captured into a CUDA graph (the capture would break). Refused before anything happens.
+      jit::make_current(impl_->context(), impl_->device_ordinal);
+      CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+      jit::check(jit::driver().cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing", impl_->device_ordinal, "Runtime::gemm");
+      if (status != CU_STREAM_CAPTURE_STATUS_NONE)
+        throw InvalidArgument(fmt::format("Runtime::gemm: the first call for a {}x{}x{} problem on this stream loads its kernel and may "
+                                          "allocate workspace, which cannot happen while the stream is being captured into a CUDA graph; "
+                                          "call it once before capturing, or capture a plan made with plan_gemm (nothing was captured)",
+                                          problem.m, problem.n, problem.k));
+      state->prepare();
+    }
     std::lock_guard lock(impl_->plans_mutex);
     if (impl_->gemm_plans.size() >= Runtime::Impl::kMaxGemmPlans) {
       util::log().debug("Runtime::gemm: {} plans kept; starting over", impl_->gemm_plans.size());

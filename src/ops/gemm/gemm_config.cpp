@@ -1,4 +1,4 @@
-// GEMM configurations: the string form, presets, validation rules and the heuristic.
+// GEMM configurations: validation rules and the heuristic (the string form is in src/gemm_config_text.cpp).
 #include "ops/gemm/gemm_internal.hpp"
 
 #include "util/log.hpp"
@@ -15,31 +15,6 @@
 namespace tilejit {
 namespace {
 
-constexpr GemmConfig kPuzzle33{GemmKind::mma, 128, 64, 32, 32, 32, 1};
-constexpr GemmConfig kPuzzle33Tiled{GemmKind::simt, 32, 32, 32, 1, 32, 1};
-
-[[noreturn]] void bad_config(std::string_view text, std::string_view why) {
-  throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS][:tS][:pp][:cC][:sw][:kh] (e.g. mma:128x64x32:32x32:1) "
-                                    "with KIND simt, mma or wgmma, or a preset (puzzle33, puzzle33-tiled)",
-                                    text, why));
-}
-
-std::vector<int> numbers(std::string_view text, std::string_view part, char sep, std::size_t count) {
-  std::vector<int> out;
-  std::size_t start = 0;
-  while (start <= part.size()) {
-    std::size_t end = part.find(sep, start);
-    if (end == std::string_view::npos) end = part.size();
-    int v = 0;
-    auto [ptr, ec] = std::from_chars(part.data() + start, part.data() + end, v);
-    if (ec != std::errc() || ptr != part.data() + end || start == end) bad_config(text, fmt::format("'{}' is not a number list", part));
-    out.push_back(v);
-    start = end + 1;
-  }
-  if (out.size() != count) bad_config(text, fmt::format("'{}' needs {} numbers", part, count));
-  return out;
-}
-
 [[noreturn]] void broken(const GemmConfig& c, const std::string& rule) {
   throw InvalidArgument(fmt::format("GEMM config {} is invalid: {}", c.to_string(), rule));
 }
@@ -55,61 +30,6 @@ std::string_view activation_name(Activation a) noexcept {
     case Activation::silu: return "silu";
   }
   return "?";
-}
-
-std::string GemmConfig::to_string() const {
-  const char* name = kind == GemmKind::simt ? "simt" : kind == GemmKind::mma ? "mma" : "wgmma";
-  std::string out = fmt::format("{}:{}x{}x{}:{}x{}:{}", name, bm, bn, bk, wm, wn, stages);
-  if (split_k != 1) out += fmt::format(":k{}", split_k);
-  if (tail_split != 1) out += fmt::format(":t{}", tail_split);
-  if (pingpong) out += ":pp";
-  if (cluster != 1) out += fmt::format(":c{}", cluster);
-  if (swap_ab) out += ":sw";
-  if (k_halves) out += ":kh";
-  return out;
-}
-
-GemmConfig GemmConfig::parse(std::string_view text) {
-  if (text == "puzzle33") return kPuzzle33;
-  if (text == "puzzle33-tiled") return kPuzzle33Tiled;
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t end = text.find(':', start);
-    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  if (parts.size() < 4 || parts.size() > 9)
-    bad_config(text, "it has not four ':'-separated parts (and optional extras kS, tS, pp, cC, sw and kh)");
-  GemmConfig c;
-  if (parts[0] == "simt") c.kind = GemmKind::simt;
-  else if (parts[0] == "mma") c.kind = GemmKind::mma;
-  else if (parts[0] == "wgmma") c.kind = GemmKind::wgmma;
-  else bad_config(text, fmt::format("unknown kind '{}'", parts[0]));
-  auto tile = numbers(text, parts[1], 'x', 3);
-  auto warp = numbers(text, parts[2], 'x', 2);
-  auto stages = numbers(text, parts[3], 'x', 1);
-  c.bm = tile[0], c.bn = tile[1], c.bk = tile[2], c.wm = warp[0], c.wn = warp[1], c.stages = stages[0];
-  for (std::size_t i = 4; i < parts.size(); ++i) {
-    if (parts[i] == "pp" && !c.pingpong) {
-      c.pingpong = true;
-    } else if (parts[i] == "sw" && !c.swap_ab) {
-      c.swap_ab = true;
-    } else if (parts[i] == "kh" && !c.k_halves) {
-      c.k_halves = true;
-    } else if (parts[i].size() >= 2 && parts[i][0] == 'k' && c.split_k == 1) {
-      c.split_k = numbers(text, parts[i].substr(1), 'x', 1)[0];
-    } else if (parts[i].size() >= 2 && parts[i][0] == 't' && c.tail_split == 1) {
-      c.tail_split = numbers(text, parts[i].substr(1), 'x', 1)[0];
-    } else if (parts[i].size() >= 2 && parts[i][0] == 'c' && c.cluster == 1) {
-      c.cluster = numbers(text, parts[i].substr(1), 'x', 1)[0];
-    } else {
-      bad_config(text,
-                 fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, tail split tS, e.g. t3, ping-pong pp, cluster cC, e.g. c2, swapped operands sw, K halves kh; each at most once)", parts[i]));
-    }
-  }
-  return c;
 }
 
 namespace ops {
@@ -166,22 +86,35 @@ GemmProblem swapped_ab(const GemmProblem& p) {
 }
 
 bool wgmma_transposes_b(const GemmConfig& c, const GemmProblem& p) {
-  if (c.kind != GemmKind::wgmma || (c.bn != 16 && c.bn != 32) || p.b.layout != Layout::row_major) return false;
-  // tf32 reads K-major only. 16-bit narrow tiles read an N-major B as it is (32- or 64-byte
-  // swizzle) where TMA can address it; a row pitch off 16 bytes (N = 1, 7, ...) would need a
-  // packed copy anyway, and the transposed copy is as cheap and reads K-major (H200: 16-bit
-  // 1x8192x8192 TN ran at 0.64 of cuBLAS packed, 1.02-1.05 transposed). Pointers are left out:
-  // they may change from run to run, and a misaligned one is packed at launch.
+  if (c.kind != GemmKind::wgmma || p.b.layout != Layout::row_major) return false;
+  // tf32 wgmma reads K-major operands only: a row-major tf32 B is transposed at every launch, whatever
+  // the tiles. 16-bit narrow tiles read an N-major B as it is (32- or 64-byte swizzle) where TMA can
+  // address it; a row pitch off 16 bytes (N = 1, 7, ...) would need a packed copy anyway, and the
+  // transposed copy is as cheap and reads K-major (H200: 16-bit 1x8192x8192 TN ran at 0.64 of cuBLAS
+  // packed, 1.02-1.05 transposed). Pointers are left out: they may change from run to run, and a
+  // misaligned one is packed at launch.
   if (dtype_size(p.b.dtype) == 4) return true;
+  if (c.bn != 16 && c.bn != 32) return false;
   GemmProblem q = p;
   q.b.ptr = 0;
   return !tma_unready_reason(q, false).empty();
 }
 
+bool wgmma_transposes_a(const GemmConfig& c, const GemmProblem& p) {
+  // tf32 wgmma reads K-major operands only: a column-major tf32 A is transposed at every launch.
+  return c.kind == GemmKind::wgmma && p.a.layout == Layout::col_major && dtype_size(p.a.dtype) == 4;
+}
+
 GemmProblem wgmma_kernel_problem(const GemmConfig& c, const GemmProblem& user_problem) {
   GemmProblem q = c.swap_ab ? swapped_ab(user_problem) : user_problem;
+  if (c.tf32 && q.a.dtype == DType::f32) q.math = MathMode::tf32;  // the configuration's tf32 part (puzzle33)
+  const std::int64_t per16 = 16 / static_cast<std::int64_t>(dtype_size(q.a.dtype));
+  if (wgmma_transposes_a(c, q)) {
+    q.a.layout = Layout::row_major;
+    q.a.ld = (q.k + per16 - 1) / per16 * per16;
+    q.a.batch_stride = q.a.ld * q.m;
+  }
   if (wgmma_transposes_b(c, q)) {
-    const std::int64_t per16 = 16 / static_cast<std::int64_t>(dtype_size(q.b.dtype));
     q.b.layout = Layout::col_major;
     q.b.ld = (q.k + per16 - 1) / per16 * per16;
     q.b.batch_stride = q.b.ld * q.n;
@@ -245,7 +178,8 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   if (arch != "sm_90a") broken(c, fmt::format("kind wgmma needs the sm_90a target (Hopper, arch-specific), not {}", arch));
   const bool tf32 = p.a.dtype == DType::f32;
   if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)
-    broken(c, "kind wgmma needs f16, bf16 or tf32 inputs; f32 with MathMode::exact runs on kind simt");
+    broken(c, "kind wgmma needs f16, bf16 or tf32 inputs; f32 with MathMode::exact runs on kind simt (for tf32: MathMode::tf32, "
+              "--math tf32, or the configuration's tf32 part)");
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   if (c.bk * es != 128 && c.bk * es != 256 && c.bk * es != 512)
     broken(c, fmt::format("wgmma tiles hold one, two or four 128-byte swizzle rows of K: BK must be {}, {} or {} for {}", 128 / es,
@@ -311,14 +245,14 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
   if (c.k_halves && c.kind != GemmKind::wgmma) broken(c, "K halves (kh) exist for kind wgmma only");
   if (c.k_halves && (c.pingpong || c.split_k != 1 || c.cluster != 1))
     broken(c, "K halves (kh) combine with neither ping-pong (pp), split-K (kS) nor clusters (cC)");
-  if (c.swap_ab && p.epilogue.bias) broken(c, "swapped operands (sw) take no bias (it would run along D^T's rows)");
   if (c.cluster != 1 && (c.pingpong || c.split_k != 1)) broken(c, "a cluster (cC) combines with neither ping-pong (pp) nor split-K (kS)");
   if (c.cluster == 2 && p.b.layout == Layout::row_major && c.bn % 128 != 0)
     broken(c, fmt::format("a cluster of 2 splits a row-major B's tile in 64-column halves: BN={} must be a multiple of 128", c.bn));
   const bool tf32 = p.a.dtype == DType::f32 && p.math == MathMode::tf32;
   if (c.kind == GemmKind::mma) {
     if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)
-      broken(c, "kind mma needs f16, bf16 or tf32 inputs; f32 with MathMode::exact runs on kind simt");
+      broken(c, "kind mma needs f16, bf16 or tf32 inputs; f32 with MathMode::exact runs on kind simt (for tf32: MathMode::tf32, "
+                "--math tf32, or the configuration's tf32 part)");
     if (c.wm % 16 != 0 || c.wn % 16 != 0) broken(c, fmt::format("mma warp tiles are multiples of 16x16, not {}x{}", c.wm, c.wn));
     const int mma_k = tf32 ? 8 : 16;
     if (c.bk % mma_k != 0) broken(c, fmt::format("BK={} must be a multiple of the mma K ({} for {})", c.bk, mma_k, tf32 ? "tf32" : dtype_name(p.a.dtype)));
@@ -351,12 +285,11 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   const long long tiles128x256 = ((p.m + 127) / 128) * ((p.n + 255) / 256) * batches;
   std::string reason;
   GemmConfig c;
-  // Hopper, decode-like M (<= 32) with no bias: compute D^T = B^T A^T, where N's rows fill the
-  // device in 64-row tiles and M is a 16- or 32-wide tile (no MMA rows wasted on padding). A
-  // column-major A is read N-major as it is (f16/bf16) or transposed into the workspace (tf32).
+  // Hopper, decode-like M (<= 32): compute D^T = B^T A^T, where N's rows fill the device in 64-row
+  // tiles and M is a 16- or 32-wide tile (no MMA rows wasted on padding); a bias runs along D^T's
+  // rows. A column-major A is read N-major as it is (f16/bf16) or transposed into the workspace (tf32).
   const bool wgmma_inputs = arch == "sm_90a" && !(p.a.dtype == DType::f32 && p.math == MathMode::exact);
-  if (wgmma_inputs && p.m <= 32 && p.n >= 1024 && p.k >= 256 && !p.epilogue.bias &&
-      (p.a.dtype != DType::f32 || p.b.layout == Layout::col_major)) {
+  if (wgmma_inputs && p.m <= 32 && p.n >= 1024 && p.k >= 256 && (p.a.dtype != DType::f32 || p.b.layout == Layout::col_major)) {
     const int es = static_cast<int>(dtype_size(p.a.dtype)), bn = p.m <= 16 ? 16 : 32;
     GemmConfig s{GemmKind::wgmma, 64, bn, 256 / es, 64, bn, 8};
     s.swap_ab = true;
@@ -375,19 +308,42 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
       util::log().debug("GEMM heuristic: no swapped operands ({})", e.what());
     }
   }
-  // Hopper: wgmma wherever its rules (K-major operands, TMA alignment) hold.
+  // Hopper, D column-major: the kernel computes D^T = B^T A^T, which is row-major, so that it writes
+  // D through shared memory and TMA stores instead of element by element (which cost 6-17% at
+  // 4096^3-1000^3 bf16 on the H200, 2026-12-01). The swapped problem's operands are the user's B and
+  // A read transposed, in any layout; its configuration is the one a row-major D of that shape gets.
+  if (wgmma_inputs && p.d.layout == Layout::col_major) {
+    std::string inner;
+    GemmConfig s = choose_gemm_config(ops::swapped_ab(p), arch, sms, &inner);
+    if (s.kind == GemmKind::wgmma) {
+      s.swap_ab = !s.swap_ab;
+      try {
+        validate_gemm_config(s, p, arch);
+        if (why) *why = fmt::format("D column-major: the kernel computes the row-major D^T = B^T A^T; for that problem: {}", inner);
+        return s;
+      } catch (const InvalidArgument& e) {
+        util::log().debug("GEMM heuristic: D column-major, not swapped ({})", e.what());
+      }
+    }
+  }
+  // Hopper: wgmma wherever its rules (K-major operands, TMA alignment) hold; tf32 operands that are
+  // not K-major are transposed into the plan's workspace at each launch.
   if (wgmma_inputs) {
     const int bk = p.a.dtype == DType::f32 ? 32 : 64;
     if (tiles128x256 >= sms) c = {GemmKind::wgmma, 128, 256, bk, 64, 256, 4}, reason = "wgmma, large: 128x256 tiles, 2 consumer warpgroups";
     else if (tiles128 * 2 >= sms) c = {GemmKind::wgmma, 128, 128, bk, 64, 128, 4}, reason = "wgmma: 128x128 tiles, 2 consumer warpgroups";
     else c = {GemmKind::wgmma, 64, 128, bk, 64, 128, 8}, reason = fmt::format("wgmma, small ({} 128x128 tiles): 64x128 tiles, 8 stages in flight", tiles128);
     try {
-      validate_wgmma_config(c, p, arch);
+      const GemmProblem q = ops::wgmma_kernel_problem(c, p);
+      validate_wgmma_config(c, q, arch);
       // Packing an operand TMA cannot read costs a copy of it; worth it only when each of its
-      // elements then feeds enough outputs (for 4095^3 bf16 the copy is ~15% of the GEMM).
-      if (!ops::tma_unready_reason(p, true).empty() && p.n < 512) throw InvalidArgument("A would need packing, N < 512");
-      if (!ops::tma_unready_reason(p, false).empty() && p.m < 512) throw InvalidArgument("B would need packing, M < 512");
-      if (ops::gemm_shared_bytes(c, p) > ops::arch_shared_memory_limit(arch)) c.stages = 3;
+      // elements then feeds enough outputs (for 4095^3 bf16 the copy is ~15% of the GEMM). A
+      // transposed operand (tf32) is a copy into the aligned workspace already.
+      if (!ops::wgmma_transposes_a(c, p) && !ops::tma_unready_reason(q, true).empty() && p.n < 512)
+        throw InvalidArgument("A would need packing, N < 512");
+      if (!ops::wgmma_transposes_b(c, p) && !ops::tma_unready_reason(q, false).empty() && p.m < 512)
+        throw InvalidArgument("B would need packing, M < 512");
+      if (ops::gemm_shared_bytes(c, q) > ops::arch_shared_memory_limit(arch)) c.stages = 3;
       // Too few tiles to fill the device (decode-like M): cut K into slices run side by side.
       const long long tiles = ((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn) * batches;
       const long long ktiles = (p.k + c.bk - 1) / c.bk;

@@ -69,9 +69,12 @@ GemmProblem swapped_ab(const GemmProblem& p);
 // in the plan's workspace at launch: tf32 (K-major only), and 16-bit where TMA cannot read the
 // N-major B in place (a row pitch off 16 bytes, as for a column-major A with M = 1 or 7 and sw).
 bool wgmma_transposes_b(const GemmConfig& c, const GemmProblem& swapped_or_not);
-// The problem a kernel computes for the user's: swapped with sw, and B as the K-major copy the
-// launcher makes where it transposes B (leading dimension K rounded up to 16 bytes; the pointer stays
-// the user's, the copy's source).
+// Whether a wgmma kernel gets a column-major A as a K-major copy made in the plan's workspace at
+// launch: tf32 (K-major only).
+bool wgmma_transposes_a(const GemmConfig& c, const GemmProblem& swapped_or_not);
+// The problem a kernel computes for the user's: swapped with sw, f32 as tf32 with the config's tf32
+// part, and A or B as the K-major copy the launcher makes where it transposes them (leading
+// dimension K rounded up to 16 bytes; the pointer stays the user's, the copy's source).
 GemmProblem wgmma_kernel_problem(const GemmConfig& c, const GemmProblem& user_problem);
 // Shared memory a configuration uses for a problem's dtype (must mirror the templates).
 int gemm_shared_bytes(const GemmConfig& cfg, const GemmProblem& p);

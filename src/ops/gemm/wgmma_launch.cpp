@@ -1,6 +1,7 @@
 #include "ops/gemm/wgmma_launch.hpp"
 
 #include "jit/driver.hpp"
+#include "jit/launch.hpp"
 #include "util/log.hpp"
 
 #include <tilejit/error.hpp>
@@ -38,8 +39,8 @@ std::string tma_unready_reason(const GemmProblem& p, bool is_a) {
 }
 
 WgmmaLauncher::WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProblem& problem, const GemmConfig& config,
-                             std::optional<MatrixRef> b_source)
-    : rt_(std::move(rt)), problem_(problem), config_(config), b_source_(std::move(b_source)) {}
+                             std::optional<MatrixRef> a_source, std::optional<MatrixRef> b_source)
+    : rt_(std::move(rt)), problem_(problem), config_(config), a_source_(std::move(a_source)), b_source_(std::move(b_source)) {}
 
 WgmmaLauncher::~WgmmaLauncher() {
   if ((workspace_ || split_k_workspace_) && jit::driver_available()) {
@@ -80,7 +81,7 @@ void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, CUstr
                                std::int64_t width, const char* what) {
   if (lines < 0) lines = problem_.m, width = problem_.n, what = "copying the staged GEMM output D into place";
   const int es = static_cast<int>(dtype_size(from.dtype));
-  CUfunction fn = helper_kernel(HelperKernel::copy, es);
+  CUfunction fn = helper_kernel(HelperKernel::copy, es, stream);
   PackParams q{reinterpret_cast<const void*>(from.ptr), reinterpret_cast<void*>(to.ptr), width, lines, from.ld,
                to.ld, from.batch_stride, to.batch_stride, problem_.batch};
   void* args[] = {&q};
@@ -91,9 +92,10 @@ void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, CUstr
              rt_->device_ordinal, what);
 }
 
-CUfunction WgmmaLauncher::helper_kernel(HelperKernel which, int bytes) {
+CUfunction WgmmaLauncher::helper_kernel(HelperKernel which, int bytes, std::optional<CUstream> stream) {
   CUfunction& fn = helper_fns_[static_cast<int>(which)][bytes == 4 ? 1 : 0];
   if (!fn) {
+    if (stream) refuse_during_capture(*stream, "a copy kernel it has not loaded yet (operands TMA cannot read in place)");
     static constexpr const char* kNames[] = {"copy", "transpose", "transpose_narrow"};
     const char* kernel = kNames[static_cast<int>(which)];
     jit::KernelRequest req;
@@ -112,83 +114,139 @@ CUfunction WgmmaLauncher::helper_kernel(HelperKernel which, int bytes) {
   return fn;
 }
 
-void WgmmaLauncher::transpose_b(const MatrixRef& from, const MatrixRef& to, CUstream stream) {
+void WgmmaLauncher::transpose(const MatrixRef& from, const MatrixRef& to, std::int64_t lines, std::int64_t width, const char* what,
+                              CUstream stream) {
   const int es = static_cast<int>(dtype_size(from.dtype));
-  // from: K lines of N elements (B row-major); to: N lines of K (B column-major, K-major).
-  PackParams q{reinterpret_cast<const void*>(from.ptr), reinterpret_cast<void*>(to.ptr), problem_.n, problem_.k, from.ld ? from.ld : problem_.n,
+  PackParams q{reinterpret_cast<const void*>(from.ptr), reinterpret_cast<void*>(to.ptr), width, lines, from.ld ? from.ld : width,
                to.ld, from.batch_stride, to.batch_stride, problem_.batch};
   void* args[] = {&q};
-  if (problem_.n <= 64) {  // a decode shape's M: one thread per line of K (see transpose_narrow_matrix_kernel)
-    const unsigned blocks = static_cast<unsigned>((problem_.k + 127) / 128);
+  if (width <= 64) {  // a decode shape's M: one thread per source line (see transpose_narrow_matrix_kernel)
+    const unsigned blocks = static_cast<unsigned>((lines + 127) / 128);
     const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>(problem_.batch, 1, 65535));
-    jit::check(jit::driver().cuLaunchKernel(helper_kernel(HelperKernel::transpose_narrow, es), blocks, grid_y, 1, 128, 1, 1, 0, stream, args,
+    jit::check(jit::driver().cuLaunchKernel(helper_kernel(HelperKernel::transpose_narrow, es, stream), blocks, grid_y, 1, 128, 1, 1, 0, stream, args,
                                             nullptr),
-               "cuLaunchKernel", rt_->device_ordinal, "transposing a narrow GEMM operand B into K-major order for narrow tiles");
+               "cuLaunchKernel", rt_->device_ordinal, what);
     return;
   }
-  CUfunction fn = helper_kernel(HelperKernel::transpose, es);
+  CUfunction fn = helper_kernel(HelperKernel::transpose, es, stream);
   // 32 x 32 element blocks of the source per thread block; the batch along z (the kernel loops where
   // the grid's y and z limits cut lines or matrices short).
-  const unsigned grid_x = static_cast<unsigned>((problem_.n + 31) / 32);
-  const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>((problem_.k + 31) / 32, 1, 65535));
+  const unsigned grid_x = static_cast<unsigned>((width + 31) / 32);
+  const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>((lines + 31) / 32, 1, 65535));
   const unsigned grid_z = static_cast<unsigned>(std::clamp<std::int64_t>(problem_.batch, 1, 65535));
-  jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, grid_z, 256, 1, 1, 0, stream, args, nullptr),
-             "cuLaunchKernel", rt_->device_ordinal, "transposing GEMM operand B into K-major order for narrow tiles");
+  jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, grid_z, 256, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel",
+             rt_->device_ordinal, what);
 }
 
-void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, CUstream stream) {
+WgmmaLauncher::Workspace WgmmaLauncher::workspace_for(const GemmProblem& p) const {
+  Workspace w;
+  // An operand that is transposed into the workspace needs no packing on top.
+  w.pack_a = !a_source_ && !tma_unready_reason(p, true).empty();
+  w.pack_b = !b_source_ && !tma_unready_reason(p, false).empty();
+  w.stage_d = wgmma_stage_d(config_, p);
+  auto packed_bytes = [&](bool is_a) -> std::size_t {
+    std::int64_t lines = 0, width = 0;
+    line_shape(p, is_a, lines, width);
+    const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.a.dtype));
+    const std::int64_t ld = (width + 16 / es - 1) / (16 / es) * (16 / es);
+    return static_cast<std::size_t>((ld * lines * p.batch * es + 255) / 256 * 256);
+  };
+  // A transposed operand is already described K-major with its workspace leading dimension (see
+  // wgmma_kernel_problem).
+  auto transposed_bytes = [&](const MatrixRef& r) {
+    return static_cast<std::size_t>((r.batch_stride * p.batch * static_cast<std::int64_t>(dtype_size(r.dtype)) + 255) / 256 * 256);
+  };
+  w.a_bytes = w.pack_a ? packed_bytes(true) : a_source_ ? transposed_bytes(p.a) : 0;
+  w.b_bytes = w.pack_b ? packed_bytes(false) : b_source_ ? transposed_bytes(p.b) : 0;
+  w.d_bytes = w.stage_d ? static_cast<std::size_t>((aligned_ld(p.d, p.n) * p.m * p.batch * static_cast<std::int64_t>(dtype_size(p.d.dtype)) +
+                                                    255) / 256 * 256)
+                        : 0;
+  return w;
+}
+
+void WgmmaLauncher::refuse_during_capture(CUstream stream, const std::string& what) const {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  jit::check(jit::driver().cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing", rt_->device_ordinal, "GEMM launch");
+  if (status != CU_STREAM_CAPTURE_STATUS_NONE)
+    throw InvalidArgument(fmt::format("GEMM plan {}: this run needs {}, which cannot happen while its stream is being captured into a "
+                                      "CUDA graph; run the plan once with these pointers before capturing (nothing was captured)",
+                                      config_.to_string(), what));
+}
+
+void WgmmaLauncher::ensure_workspace(std::size_t need, std::optional<CUstream> stream) {
+  if (need <= workspace_bytes_) return;
+  if (stream) refuse_during_capture(*stream, fmt::format("{} bytes of workspace (it has {})", need, workspace_bytes_));
+  if (workspace_) {
+    // A workspace in use by kernels queued earlier must not be freed under them.
+    jit::check(jit::driver().cuCtxSynchronize(), "cuCtxSynchronize", rt_->device_ordinal, "growing the GEMM packing workspace");
+    jit::driver().cuMemFree(workspace_);
+    workspace_ = 0, workspace_bytes_ = 0;
+  }
+  jit::check(jit::driver().cuMemAlloc(&workspace_, need), "cuMemAlloc", rt_->device_ordinal,
+             fmt::format("{} bytes of workspace for GEMM operands TMA cannot read in place", need));
+  workspace_bytes_ = need;
+}
+
+void WgmmaLauncher::ensure_split_k_workspace(const GemmParams& q, std::optional<CUstream> stream) {
+  if (split_k_workspace_ || q.split_k <= 1) return;
+  if (stream) refuse_during_capture(*stream, "its split-K workspace");
+  // Partial tiles of every (split tile, slice), then one counter per (split tile, consumer
+  // warpgroup), zero now and put back to zero by the kernel once a tile's slices have all arrived.
+  const std::size_t tiles = static_cast<std::size_t>(q.tiles_m) * q.tiles_n * problem_.batch - q.whole_tiles;
+  const std::size_t partial_bytes = tiles * q.split_k * config_.bm * config_.bn * sizeof(float);
+  const std::size_t counter_bytes = tiles * (config_.bm / config_.wm) * sizeof(int);
+  jit::check(jit::driver().cuMemAlloc(&split_k_workspace_, partial_bytes + counter_bytes), "cuMemAlloc", rt_->device_ordinal,
+             fmt::format("{} bytes of split-K workspace", partial_bytes + counter_bytes));
+  jit::check(jit::driver().cuMemsetD8(split_k_workspace_ + partial_bytes, 0, counter_bytes), "cuMemsetD8", rt_->device_ordinal,
+             "split-K counters");
+}
+
+void WgmmaLauncher::prepare(const GemmParams& q) {
   std::lock_guard lock(mutex_);
   GemmProblem p = problem_;
   p.a.ptr = reinterpret_cast<CUdeviceptr>(q.a);
   p.b.ptr = reinterpret_cast<CUdeviceptr>(q.b);
   p.d.ptr = reinterpret_cast<CUdeviceptr>(q.d);
-  // A B that is transposed into the workspace needs no packing on top.
-  const bool pack_a = !tma_unready_reason(p, true).empty(), pack_b = !b_source_ && !tma_unready_reason(p, false).empty();
-  const bool stage_d = wgmma_stage_d(config_, p);
+  const Workspace w = workspace_for(p);
+  ensure_workspace(w.total(), std::nullopt);
+  ensure_split_k_workspace(q, std::nullopt);
+  const int es = static_cast<int>(dtype_size(p.a.dtype));
+  if (w.pack_a || w.pack_b) helper_kernel(HelperKernel::copy, es, std::nullopt);
+  if (w.stage_d) helper_kernel(HelperKernel::copy, static_cast<int>(dtype_size(p.d.dtype)), std::nullopt);
+  if (a_source_) helper_kernel(problem_.m <= 64 ? HelperKernel::transpose_narrow : HelperKernel::transpose, es, std::nullopt);
+  if (b_source_) helper_kernel(problem_.n <= 64 ? HelperKernel::transpose_narrow : HelperKernel::transpose, es, std::nullopt);
+}
+
+void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, bool programmatic,
+                           CUstream stream) {
+  std::lock_guard lock(mutex_);
+  GemmProblem p = problem_;
+  p.a.ptr = reinterpret_cast<CUdeviceptr>(q.a);
+  p.b.ptr = reinterpret_cast<CUdeviceptr>(q.b);
+  p.d.ptr = reinterpret_cast<CUdeviceptr>(q.d);
+  const Workspace w = workspace_for(p);
   const MatrixRef user_d = p.d;
-  if (pack_a || pack_b || b_source_ || stage_d) {
-    auto bytes_of = [&](bool is_a) -> std::size_t {
-      std::int64_t lines = 0, width = 0;
-      line_shape(p, is_a, lines, width);
-      const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.a.dtype));
-      const std::int64_t ld = (width + 16 / es - 1) / (16 / es) * (16 / es);
-      return static_cast<std::size_t>((ld * lines * p.batch * es + 255) / 256 * 256);
-    };
-    // A transposed B is already described K-major with its workspace leading dimension (see
-    // wgmma_kernel_problem).
-    const std::size_t a_bytes = pack_a ? bytes_of(true) : 0;
-    const std::size_t b_bytes = pack_b ? bytes_of(false)
-                                : b_source_ ? static_cast<std::size_t>((p.b.batch_stride * p.batch *
-                                                                          static_cast<std::int64_t>(dtype_size(p.b.dtype)) + 255) / 256 * 256)
-                                            : 0;
-    const std::size_t d_bytes = stage_d ? static_cast<std::size_t>((aligned_ld(p.d, p.n) * p.m * p.batch *
-                                                                    static_cast<std::int64_t>(dtype_size(p.d.dtype)) + 255) / 256 * 256)
-                                        : 0;
-    const std::size_t need = a_bytes + b_bytes + d_bytes;
-    if (need > workspace_bytes_) {
-      if (workspace_) {
-        // A workspace in use by kernels queued earlier must not be freed under them.
-        jit::check(jit::driver().cuCtxSynchronize(), "cuCtxSynchronize", rt_->device_ordinal, "growing the GEMM packing workspace");
-        jit::driver().cuMemFree(workspace_);
-        workspace_ = 0, workspace_bytes_ = 0;
-      }
-      jit::check(jit::driver().cuMemAlloc(&workspace_, need), "cuMemAlloc", rt_->device_ordinal,
-                 fmt::format("{} bytes of workspace for GEMM operands TMA cannot read in place", need));
-      workspace_bytes_ = need;
+  if (w.total() > 0) {
+    ensure_workspace(w.total(), stream);
+    if (w.pack_a) p.a = pack(p.a, true, 0, stream);
+    if (w.pack_b) p.b = pack(p.b, false, w.a_bytes, stream);
+    if (a_source_) {  // a column-major A: K lines of M elements, into M lines of K
+      MatrixRef from = *a_source_;
+      from.ptr = p.a.ptr;
+      p.a.ptr = workspace_;
+      transpose(from, p.a, problem_.k, problem_.m, "transposing GEMM operand A into K-major order (tf32)", stream);
     }
-    if (pack_a) p.a = pack(p.a, true, 0, stream);
-    if (pack_b) p.b = pack(p.b, false, a_bytes, stream);
-    if (b_source_) {
+    if (b_source_) {  // a row-major B: K lines of N elements, into N lines of K
       MatrixRef from = *b_source_;
       from.ptr = p.b.ptr;
-      p.b.ptr = workspace_ + a_bytes;
-      transpose_b(from, p.b, stream);
+      p.b.ptr = workspace_ + w.a_bytes;
+      transpose(from, p.b, problem_.k, problem_.n, "transposing GEMM operand B into K-major order", stream);
     }
-    if (stage_d) {
+    if (w.stage_d) {
       // D is written aligned into the workspace (through TMA) and copied into place after the GEMM.
       p.d.ld = aligned_ld(p.d, p.n);
       p.d.batch_stride = p.d.ld * p.m;
-      p.d.ptr = workspace_ + a_bytes + b_bytes;
+      p.d.ptr = workspace_ + w.a_bytes + w.b_bytes;
     }
   }
   GemmParams params = q;
@@ -196,54 +254,42 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
   params.ldd = p.d.ld;
   params.stride_d = p.d.batch_stride;
   if (q.split_k > 1) {
-    if (!split_k_workspace_) {
-      // Partial tiles of every (split tile, slice), then one counter per (split tile, consumer
-      // warpgroup), zero now and put back to zero by the kernel once a tile's slices have all arrived.
-      const std::size_t tiles = static_cast<std::size_t>(q.tiles_m) * q.tiles_n * problem_.batch - q.whole_tiles;
-      const std::size_t partial_bytes = tiles * q.split_k * config_.bm * config_.bn * sizeof(float);
-      const std::size_t counter_bytes = tiles * (config_.bm / config_.wm) * sizeof(int);
-      jit::check(jit::driver().cuMemAlloc(&split_k_workspace_, partial_bytes + counter_bytes), "cuMemAlloc", rt_->device_ordinal,
-                 fmt::format("{} bytes of split-K workspace", partial_bytes + counter_bytes));
-      jit::check(jit::driver().cuMemsetD8(split_k_workspace_ + partial_bytes, 0, counter_bytes), "cuMemsetD8", rt_->device_ordinal,
-                 "split-K counters");
-    }
+    ensure_split_k_workspace(q, stream);
     params.workspace = reinterpret_cast<void*>(split_k_workspace_);
   }
   const TensorMaps& m = tensor_maps(p.a, p.b, p.d);
   void* args[] = {&params, const_cast<CUtensorMap*>(&m.map_a), const_cast<CUtensorMap*>(&m.map_b), const_cast<CUtensorMap*>(&m.map_d)};
-  if (config_.cluster == 1) {
-    jit::check(jit::driver().cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, static_cast<unsigned>(smem), stream, args, nullptr),
-               "cuLaunchKernel", rt_->device_ordinal, "gemm");
-    if (stage_d) copy_lines(p.d, user_d, stream);
-    return;
+  jit::LaunchShape shape;
+  shape.grid_x = grid, shape.block_x = threads, shape.shared_bytes = static_cast<unsigned>(smem);
+  shape.cluster_x = static_cast<unsigned>(config_.cluster);
+  shape.programmatic = programmatic;
+  if (config_.cluster > 1) {
+    if (fn != cluster_fn_) {
+      // A persistent grid must be resident at once: as many clusters as the GPCs hold side by side
+      // (fewer than SMs / 2 where a GPC has an odd number of free SMs).
+      CUlaunchAttribute attr{};
+      attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attr.value.clusterDim.x = static_cast<unsigned>(config_.cluster);
+      attr.value.clusterDim.y = 1;
+      attr.value.clusterDim.z = 1;
+      CUlaunchConfig lc{};
+      lc.gridDimX = grid, lc.gridDimY = 1, lc.gridDimZ = 1;
+      lc.blockDimX = threads, lc.blockDimY = 1, lc.blockDimZ = 1;
+      lc.sharedMemBytes = static_cast<unsigned>(smem);
+      lc.attrs = &attr;
+      lc.numAttrs = 1;
+      int clusters = 0;
+      jit::check(jit::driver().cuOccupancyMaxActiveClusters(&clusters, fn, &lc), "cuOccupancyMaxActiveClusters", rt_->device_ordinal,
+                 fmt::format("gemm, {} blocks per cluster", config_.cluster));
+      cluster_fn_ = fn;
+      max_cluster_blocks_ = static_cast<unsigned>(std::max(1, clusters) * config_.cluster);
+      util::log().debug("gemm {}: {} clusters of {} resident at once; grid {} blocks", config_.to_string(), clusters, config_.cluster,
+                        std::min(grid, max_cluster_blocks_));
+    }
+    shape.grid_x = std::min(grid, max_cluster_blocks_);
   }
-  CUlaunchAttribute attr{};
-  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr.value.clusterDim.x = static_cast<unsigned>(config_.cluster);
-  attr.value.clusterDim.y = 1;
-  attr.value.clusterDim.z = 1;
-  CUlaunchConfig lc{};
-  lc.gridDimX = grid, lc.gridDimY = 1, lc.gridDimZ = 1;
-  lc.blockDimX = threads, lc.blockDimY = 1, lc.blockDimZ = 1;
-  lc.sharedMemBytes = static_cast<unsigned>(smem);
-  lc.hStream = stream;
-  lc.attrs = &attr;
-  lc.numAttrs = 1;
-  if (fn != cluster_fn_) {
-    // A persistent grid must be resident at once: as many clusters as the GPCs hold side by side
-    // (fewer than SMs / 2 where a GPC has an odd number of free SMs).
-    int clusters = 0;
-    jit::check(jit::driver().cuOccupancyMaxActiveClusters(&clusters, fn, &lc), "cuOccupancyMaxActiveClusters", rt_->device_ordinal,
-               fmt::format("gemm, {} blocks per cluster", config_.cluster));
-    cluster_fn_ = fn;
-    max_cluster_blocks_ = static_cast<unsigned>(std::max(1, clusters) * config_.cluster);
-    util::log().debug("gemm {}: {} clusters of {} resident at once; grid {} blocks", config_.to_string(), clusters, config_.cluster,
-                      std::min(grid, max_cluster_blocks_));
-  }
-  lc.gridDimX = std::min(grid, max_cluster_blocks_);
-  jit::check(jit::driver().cuLaunchKernelEx(&lc, fn, args, nullptr), "cuLaunchKernelEx", rt_->device_ordinal,
-             fmt::format("gemm, {} blocks per cluster", config_.cluster));
-  if (stage_d) copy_lines(p.d, user_d, stream);
+  jit::launch(fn, shape, stream, args, rt_->device_ordinal, "gemm");
+  if (w.stage_d) copy_lines(p.d, user_d, stream);
 }
 
 // A matrix whose rows are contiguous (rows x cols, leading dimension ld) as a 3-D tensor {cols,

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace tilejit::ops {
@@ -26,10 +27,10 @@ static_assert(sizeof(PackParams) == 72, "must match pack_params in gemm_pack.cuh
 
 class WgmmaLauncher {
  public:
-  // b_source: where the kernel's K-major B is a transposed copy (wgmma_transposes_b), B as the user
-  // stores it (its pointer comes with each launch).
+  // a_source, b_source: where the kernel's K-major A or B is a transposed copy (wgmma_transposes_a,
+  // wgmma_transposes_b), the operand as the user stores it (its pointer comes with each launch).
   WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProblem& problem, const GemmConfig& config,
-                std::optional<MatrixRef> b_source = std::nullopt);
+                std::optional<MatrixRef> a_source = std::nullopt, std::optional<MatrixRef> b_source = std::nullopt);
   ~WgmmaLauncher();
   WgmmaLauncher(const WgmmaLauncher&) = delete;
   WgmmaLauncher& operator=(const WgmmaLauncher&) = delete;
@@ -38,7 +39,13 @@ class WgmmaLauncher {
   // the workspace first where TMA cannot read them. Calls on one plan share that workspace: they
   // must not run on two streams at once (as with a cuBLAS handle's workspace); neither may a split-K
   // plan, whose partial tiles and counters live in its workspace.
-  void launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, CUstream stream);
+  // programmatic: the GEMM kernel launches with programmatic dependent launch (the helper copies do not).
+  void launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, bool programmatic, CUstream stream);
+  // At plan creation: the workspaces and copy kernels the plan's own pointers need, so that a first
+  // run inside a CUDA graph capture allocates and loads nothing. A later run whose pointers need more
+  // (packing where the plan's pointers needed none) during a capture throws InvalidArgument before
+  // anything reaches the stream.
+  void prepare(const GemmParams& q);
 
  private:
   struct TensorMaps {
@@ -51,12 +58,29 @@ class WgmmaLauncher {
   // an operand, or (without lines: D's m x n) putting a staged D in place.
   void copy_lines(const MatrixRef& from, const MatrixRef& to, CUstream stream, std::int64_t lines = -1,
                   std::int64_t width = 0, const char* what = nullptr);
-  // B^T of `from` (K lines of N contiguous elements per matrix) into `to` (N lines of K).
-  void transpose_b(const MatrixRef& from, const MatrixRef& to, CUstream stream);
+  // The transpose of `from` (`lines` lines of `width` contiguous elements per matrix) into `to`
+  // (`width` lines of `lines`): a row-major B (K lines of N) or a column-major A (K lines of M) into
+  // K-major order.
+  void transpose(const MatrixRef& from, const MatrixRef& to, std::int64_t lines, std::int64_t width, const char* what,
+                 CUstream stream);
   // A gemm_pack.cuh kernel (copy_matrix_kernel, transpose_matrix_kernel, transpose_narrow_matrix_kernel)
   // for elements of `bytes` bytes, compiled (or found in the cache) on first use.
   enum class HelperKernel { copy, transpose, transpose_narrow };
-  CUfunction helper_kernel(HelperKernel which, int bytes);
+  // stream: the launch's (a first load during its capture is refused), none from prepare().
+  CUfunction helper_kernel(HelperKernel which, int bytes, std::optional<CUstream> stream);
+  // What a run with the pointers in p puts in the workspace: packed A or B, transposed A or B, and a
+  // staged D, one after the other.
+  struct Workspace {
+    bool pack_a = false, pack_b = false, stage_d = false;
+    std::size_t a_bytes = 0, b_bytes = 0, d_bytes = 0;
+    std::size_t total() const { return a_bytes + b_bytes + d_bytes; }
+  };
+  Workspace workspace_for(const GemmProblem& p) const;
+  // Grow the workspaces (stream: the launch's; none from prepare()).
+  void ensure_workspace(std::size_t need, std::optional<CUstream> stream);
+  void ensure_split_k_workspace(const GemmParams& q, std::optional<CUstream> stream);
+  // Throws InvalidArgument when `stream` is being captured: `what` would allocate or load a module.
+  void refuse_during_capture(CUstream stream, const std::string& what) const;
   static std::int64_t aligned_ld(const MatrixRef& d, std::int64_t n);  // D's leading dimension in the workspace
   void encode(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows, const char* name,
               int box_bytes = 128) const;
@@ -65,7 +89,7 @@ class WgmmaLauncher {
   std::shared_ptr<Runtime::Impl> rt_;
   GemmProblem problem_;
   GemmConfig config_;
-  std::optional<MatrixRef> b_source_;
+  std::optional<MatrixRef> a_source_, b_source_;
   std::mutex mutex_;
   std::optional<TensorMaps> maps_;     // for the last pointers
   CUfunction cluster_fn_ = nullptr;    // the kernel max_cluster_blocks_ was measured for

@@ -1,0 +1,25 @@
+# tools/plot_bench.py on a small bench CSV: it writes a PNG (checked by its signature) and an SVG,
+# and refuses a file without the bench's columns with a non-zero exit.
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+foreach(ext png svg)
+  execute_process(COMMAND ${PYTHON} ${SOURCE_DIR}/tools/plot_bench.py ${SOURCE_DIR}/tests/plot/bench_small.csv -o ${WORK_DIR}/plot.${ext}
+                  --title "test" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK_DIR}/plot.${ext})
+    message(FATAL_ERROR "plot_bench.py failed (${rc}) for .${ext}: ${out}\n${err}")
+  endif()
+endforeach()
+file(READ ${WORK_DIR}/plot.png head LIMIT 8 HEX)
+if(NOT head STREQUAL "89504e470d0a1a0a")
+  message(FATAL_ERROR "plot.png is not a PNG (starts with ${head})")
+endif()
+file(READ ${WORK_DIR}/plot.svg svg LIMIT 4096)
+if(NOT svg MATCHES "<svg")
+  message(FATAL_ERROR "plot.svg is not an SVG")
+endif()
+file(WRITE ${WORK_DIR}/bad.csv "shape,layout\n1x1x1,NN\n")
+execute_process(COMMAND ${PYTHON} ${SOURCE_DIR}/tools/plot_bench.py ${WORK_DIR}/bad.csv -o ${WORK_DIR}/bad.png
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT err MATCHES "lacks a usable field")
+  message(FATAL_ERROR "plot_bench.py accepted a file without the bench columns (${rc}): ${err}")
+endif()
