@@ -326,7 +326,6 @@ template <class Cfg>
 __global__ void __launch_bounds__(gemm_mma<Cfg>::kThreads, (gemm_mma<Cfg>::MI * gemm_mma<Cfg>::NJ * 4 <= 64 && gemm_mma<Cfg>::kThreads <= 256) ? 2 : 1)
     gemm_mma_kernel(const gemm_params p) {
   wait_for_prior_grids();  // launched with programmatic dependent launch on sm_90 (see grid_dependency.cuh)
-  allow_dependent_grids();
   gemm_mma<Cfg>::run(p);
 }
 

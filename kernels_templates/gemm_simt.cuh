@@ -189,7 +189,6 @@ template <class Cfg> struct gemm_simt {
 
 template <class Cfg> __global__ void __launch_bounds__(gemm_simt<Cfg>::kThreads) gemm_simt_kernel(const gemm_params p) {
   wait_for_prior_grids();  // launched with programmatic dependent launch on sm_90 (see grid_dependency.cuh)
-  allow_dependent_grids();
   gemm_simt<Cfg>::run(p);
 }
 

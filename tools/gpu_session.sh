@@ -6,7 +6,7 @@
 #                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
 #                                   sweep-decode-col-a ab-configs next-decode-kh next-large
 #                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
-#                                   i12-tf32 i12-pdl i12-synced)
+#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -299,6 +299,28 @@ for what in "$@"; do
       for pdl in 1 0; do
         step "pdl${pdl}_stream" 14 env TILEJIT_PDL=$pdl "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN:c \
           --shapes 4096x4096x4096,1000x1000x1000,128x8192x8192,16x8192x8192 --runs 3 --group-ms 30 --rounds 3
+      done
+      ;;
+    i12-pdl-variants)
+      # Where the GEMM kernel lets the next grid launch (programmatic dependent launch): at its start
+      # (main), at each block's last epilogue (.cache-gpu/tpl_late), only at exit (.cache-gpu/tpl_exit),
+      # and no PDL at all; with swapped-operand and smaller-tile configurations beside the heuristic's
+      # for the one-wave shapes. Variant templates are made by the session that runs this, not committed.
+      shapes=1000x1000x1000,128x8192x8192,16x8192x8192,4096x4096x4096
+      cfgs=default,wgmma:64x128x64:64x128:8:sw,wgmma:128x64x64:64x64:8,wgmma:64x64x64:64x64:8
+      for v in main late exit off; do
+        dir="$root/kernels_templates"; pdl=1
+        case $v in late|exit) dir="$root/.cache-gpu/tpl_$v" ;; off) pdl=0 ;; esac
+        step "pdlvar_$v" 20 env TILEJIT_TEMPLATE_DIR="$dir" TILEJIT_PDL=$pdl "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT \
+          --shapes $shapes --config $cfgs --runs 3 --group-ms 30 --rounds 3
+      done
+      ;;
+    i12-profile)
+      # Kernel time alone (ncu, one launch after warm-up) of the shapes issue 12 still misses.
+      for spec in "1000 1000 1000 NT" "128 8192 8192 NT" "16 8192 8192 NT"; do
+        set -- $spec
+        step "profile_$1x$2x$3_$4" 14 ncu --clock-control none -s 5 -c 1 --section SpeedOfLight --section LaunchStats \
+          "$bin/tilejit" gemm --m $1 --n $2 --k $3 --dtype bf16 --layout $4 --bench --runs 3
       done
       ;;
     i12-synced)

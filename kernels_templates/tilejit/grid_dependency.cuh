@@ -1,7 +1,7 @@
 // Programmatic dependent launch (sm_90 and later): a kernel launched with the launch attribute
 // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION may start while the kernel before it on the
-// stream is still running, once every block of that kernel has called allow_dependent_grids() (or
-// exited). Its prologue (barrier set-up, tensor-map prefetch, the blocks' launch itself) then
+// stream is still running, once every block of that kernel has called allow_dependent_grids() or
+// exited. Its prologue (barrier set-up, tensor-map prefetch, the blocks' launch itself) then
 // overlaps the previous kernel's tail. wait_for_prior_grids() returns once the previous kernels
 // have completed and their memory is visible: every kernel launched with the attribute calls it
 // before its first global-memory access (read or write; the previous kernel may still read what
@@ -16,9 +16,10 @@ __device__ __forceinline__ void wait_for_prior_grids() {
 #endif
 }
 
-// Lets the next kernel's blocks start as SMs free up. Called early: they still wait for this whole
-// grid in wait_for_prior_grids(), and until this block leaves its SM they find no room beside it
-// (a GEMM block holds the SM's shared memory or registers).
+// Lets the next kernel's blocks launch before this block exits (they still wait for this whole grid
+// in wait_for_prior_grids()). Without it they launch as this grid's blocks exit, which the GEMM
+// kernels keep: an early trigger moved the next grid's blocks onto SMs ahead of time and made a
+// memory-bound GEMM (128x8192x8192 bf16, 128 blocks on 132 SMs) 16% slower on the H200.
 __device__ __forceinline__ void allow_dependent_grids() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
