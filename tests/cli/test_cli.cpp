@@ -16,6 +16,13 @@ using test::run_cli;
 
 bool has_gpu() { return Runtime().has_device(); }
 
+// The CLI exits 2 (bad usage) for `args` and says every one of `expected`.
+void expect_usage_error(const std::string& args, std::initializer_list<const char*> expected, const std::string& env = "") {
+  Result r = run_cli(args, env);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+  for (const char* e : expected) EXPECT_NE(r.out.find(e), std::string::npos) << args << ": no '" << e << "' in\n" << r.out;
+}
+
 TEST(Cli, HelpOnEveryCommand) {
   for (const char* c : {"", "info", "config", "demo", "elementwise", "compile", "compile elementwise"}) {
     Result r = run_cli(std::string(c) + " --help");
@@ -57,24 +64,15 @@ TEST(Cli, BadExpressionIsUsageError) {
   Result configs = run_cli("bench gemm --shapes 64x64x64 --config default,wgmma:64x128x64:64x128:8,wgmma:64x12");
   EXPECT_EQ(configs.code, 2) << configs.out;
   EXPECT_NE(configs.out.find("wgmma:64x12"), std::string::npos) << configs.out;
-  Result method = run_cli("bench gemm --shapes 64x64x64 --method waited");
-  EXPECT_EQ(method.code, 2) << method.out;
-  EXPECT_NE(method.out.find("expected stream (back-to-back launches), graph"), std::string::npos) << method.out;
-  Result layout = run_cli("bench gemm --shapes 64x64x64 --layout NT,TN:x");
-  EXPECT_EQ(layout.code, 2) << layout.out;
-  EXPECT_NE(layout.out.find("layout 'TN:x'"), std::string::npos) << layout.out;
-  EXPECT_NE(layout.out.find(":r or :c for D"), std::string::npos) << layout.out;
+  expect_usage_error("bench gemm --shapes 64x64x64 --method waited", {"expected stream (back-to-back launches), graph"});
+  expect_usage_error("bench gemm --shapes 64x64x64 --layout NT,TN:x", {"layout 'TN:x'", ":r or :c for D"});
 }
 
 TEST(Cli, BadSettingIsRefusedByName) {
   // TILEJIT_GEMM_CONFIG's syntax is checked when the settings are read, like every other variable.
-  Result r = run_cli("config", "TILEJIT_GEMM_CONFIG=mma:12x");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("TILEJIT_GEMM_CONFIG='mma:12x' is not valid"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("KIND:BMxBNxBK:WMxWN:STAGES"), std::string::npos) << r.out;
-  Result g = run_cli("compile gemm --dtype bf16 --arch sm_90a --m 64 --n 64 --k 64", "TILEJIT_GEMM_CONFIG=wgmma:128x256x64:64x256:4:xx");
-  EXPECT_EQ(g.code, 2) << g.out;
-  EXPECT_NE(g.out.find("TILEJIT_GEMM_CONFIG"), std::string::npos) << g.out;
+  expect_usage_error("config", {"TILEJIT_GEMM_CONFIG='mma:12x' is not valid", "KIND:BMxBNxBK:WMxWN:STAGES"}, "TILEJIT_GEMM_CONFIG=mma:12x");
+  expect_usage_error("compile gemm --dtype bf16 --arch sm_90a --m 64 --n 64 --k 64", {"TILEJIT_GEMM_CONFIG", "'xx' is not an extra part"},
+                     "TILEJIT_GEMM_CONFIG=wgmma:128x256x64:64x256:4:xx");
   Result ok = run_cli("config --json", "TILEJIT_GEMM_CONFIG=puzzle33 TILEJIT_PDL=0");
   ASSERT_EQ(ok.code, 0) << ok.out;
   const auto j = nlohmann::json::parse(ok.out);
@@ -90,9 +88,7 @@ TEST(Cli, Puzzle33PresetRunsF32AsTf32) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("gemm_mma_f32tf32_NN_128x64x32_32x32_s1"), std::string::npos) << r.out;
   // Another mma configuration on exact f32 says how to ask for tf32.
-  Result m = run_cli("compile gemm --dtype f32 --config mma:128x128x32:64x64:3 --m 1024 --n 1024 --k 1024 --arch sm_90a");
-  EXPECT_EQ(m.code, 2) << m.out;
-  EXPECT_NE(m.out.find("--math tf32"), std::string::npos) << m.out;
+  expect_usage_error("compile gemm --dtype f32 --config mma:128x128x32:64x64:3 --m 1024 --n 1024 --k 1024 --arch sm_90a", {"--math tf32"});
 }
 
 TEST(Cli, InfoJsonParses) {

@@ -201,12 +201,17 @@ void WgmmaLauncher::ensure_split_k_workspace(const GemmParams& q, std::optional<
              "split-K counters");
 }
 
-void WgmmaLauncher::prepare(const GemmParams& q) {
-  std::lock_guard lock(mutex_);
+GemmProblem WgmmaLauncher::with_pointers_of(const GemmParams& q) const {
   GemmProblem p = problem_;
   p.a.ptr = reinterpret_cast<CUdeviceptr>(q.a);
   p.b.ptr = reinterpret_cast<CUdeviceptr>(q.b);
   p.d.ptr = reinterpret_cast<CUdeviceptr>(q.d);
+  return p;
+}
+
+void WgmmaLauncher::prepare(const GemmParams& q) {
+  std::lock_guard lock(mutex_);
+  const GemmProblem p = with_pointers_of(q);
   const Workspace w = workspace_for(p);
   ensure_workspace(w.total(), std::nullopt);
   ensure_split_k_workspace(q, std::nullopt);
@@ -220,10 +225,7 @@ void WgmmaLauncher::prepare(const GemmParams& q) {
 void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, bool programmatic,
                            CUstream stream) {
   std::lock_guard lock(mutex_);
-  GemmProblem p = problem_;
-  p.a.ptr = reinterpret_cast<CUdeviceptr>(q.a);
-  p.b.ptr = reinterpret_cast<CUdeviceptr>(q.b);
-  p.d.ptr = reinterpret_cast<CUdeviceptr>(q.d);
+  GemmProblem p = with_pointers_of(q);
   const Workspace w = workspace_for(p);
   const MatrixRef user_d = p.d;
   if (w.total() > 0) {

@@ -76,6 +76,8 @@ class WgmmaLauncher {
     std::size_t total() const { return a_bytes + b_bytes + d_bytes; }
   };
   Workspace workspace_for(const GemmProblem& p) const;
+  // The plan's (kernel) problem with the A, B and D pointers of one launch.
+  GemmProblem with_pointers_of(const GemmParams& q) const;
   // Grow the workspaces (stream: the launch's; none from prepare()).
   void ensure_workspace(std::size_t need, std::optional<CUstream> stream);
   void ensure_split_k_workspace(const GemmParams& q, std::optional<CUstream> stream);
