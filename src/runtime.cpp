@@ -11,6 +11,7 @@
 #include <tilejit/gemm.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <pthread.h>
 
@@ -212,8 +213,8 @@ CompiledKernelInfo describe_kernel(const jit::Kernel& kernel, bool compiled_here
   const auto& req = kernel.request();
   CompiledKernelInfo info;
   info.program_name = req.compile.program_name;
-  info.kernel_name = req.compile.name_expression;
-  info.lowered_name = kernel.compiled().lowered_name;
+  info.kernel_name = fmt::format("{}", fmt::join(req.compile.name_expressions, ", "));
+  info.lowered_name = fmt::format("{}", fmt::join(kernel.compiled().lowered_names, ", "));
   info.arch = req.arch;
   info.key = kernel.key().hash.hex();
   info.options = req.compile.options;

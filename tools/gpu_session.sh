@@ -6,7 +6,7 @@
 #                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
 #                                   sweep-decode-col-a ab-configs next-decode-kh next-large
 #                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
-#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced)
+#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -322,6 +322,26 @@ for what in "$@"; do
         step "profile_$1x$2x$3_$4" 14 ncu --clock-control none -s 5 -c 1 --section SpeedOfLight --section LaunchStats \
           "$bin/tilejit" gemm --m $1 --n $2 --k $3 --dtype bf16 --layout $4 --bench --runs 3
       done
+      ;;
+    i13)
+      # Issue 13 (users' own kernels): the GPU, CLI and cache tests (examples against float64, argument
+      # checks, clusters and programmatic launch); memcheck of the user-kernel tests; the consumer
+      # program built against an install (copied to build/consumer-bin by the session that carries the
+      # build), launched; and the built-in ops' speed and launch cost after the JIT core changes.
+      step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      step memcheck_user 6 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='UserKernelsGpu.*'
+      for c in "$root"/build/consumer-bin/*; do [ -x "$c" ] && step "consumer_$(basename "$c")" 3 "$c" 128; done
+      step launch_gemm 8 "$bin/tilejit" bench launch --gemm --launches 10000
+      step bench_add_f32 3 "$bin/tilejit" elementwise -e 'z = x + y' --dtype f32 --n 268435456 --bench --check --runs 50
+      step bench_add_bf16 3 "$bin/tilejit" elementwise -e 'z = x + y' --dtype bf16 --n 536870912 --bench --runs 50
+      step gemm_after 14 "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN:c \
+        --shapes 4096x4096x4096,8192x8192x8192,1000x1000x1000,16x8192x8192,4095x4095x4095 --runs 3 --group-ms 30 --rounds 3
+      saved_cache_dir="$TILEJIT_CACHE_DIR"
+      export TILEJIT_CACHE_DIR=/tmp/tilejit-first-call-cache
+      rm -rf "$TILEJIT_CACHE_DIR"
+      for i in 1 2 3 4 5; do step "first_call_$i" 2 "$bin/tilejit" bench first-call; done
+      export TILEJIT_CACHE_DIR="$saved_cache_dir"
       ;;
     i12-synced)
       # The launch-then-wait method as a labelled extra, against the earlier synchronised figures.

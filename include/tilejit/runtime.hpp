@@ -20,6 +20,8 @@ class ElementwisePlan;
 struct GemmProblem;
 struct GemmConfig;
 class GemmPlan;
+struct KernelSource;
+class Program;
 
 // A non-owning list of device pointers: `{x.ptr(), y.ptr()}`, a std::vector or a std::span.
 class DevicePtrs {
@@ -150,6 +152,14 @@ class Runtime {
   GemmPlan plan_gemm(const GemmProblem& problem, const GemmConfig& config);
   // Compiles the kernel plan_gemm would use, without a GPU (TILEJIT_ARCH or RuntimeOptions::arch).
   CompiledKernelInfo compile_gemm(const GemmProblem& problem, const GemmConfig* config = nullptr);
+
+  // Your own kernels (see kernel.hpp): compiled by NVRTC for this runtime's device (its
+  // arch-specific target, e.g. sm_90a, or TILEJIT_ARCH / RuntimeOptions::arch), served by the same
+  // memory and disk caches as the built-in kernels. All name expressions compile in one program.
+  Program program(const KernelSource& source, const std::vector<std::string>& name_expressions);
+  // The same without a GPU, for `arch` (default: as program()); fills the caches.
+  CompiledKernelInfo compile_program(const KernelSource& source, const std::vector<std::string>& name_expressions,
+                                     const std::string& arch = {});
 
   RuntimeStats stats() const;
 

@@ -6,5 +6,6 @@
 #include <tilejit/error.hpp>
 #include <tilejit/gemm.hpp>
 #include <tilejit/gemm_config.hpp>
+#include <tilejit/kernel.hpp>
 #include <tilejit/runtime.hpp>
 #include <tilejit/version.hpp>

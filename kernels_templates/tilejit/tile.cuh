@@ -172,6 +172,28 @@ TILEJIT_TILE_BINARY_OP(*)
 TILEJIT_TILE_BINARY_OP(/)
 #undef TILEJIT_TILE_BINARY_OP
 
+// The sum of every element of a tile over the whole block, in the compute type; every thread gets
+// it. The block must be the tile layout's Threads threads, all of which call it (it synchronises the
+// block, and may be called again right after: the first barrier keeps one call's partial sums from
+// overwriting those the previous call is still reading).
+template <class T, class S, class L> __device__ compute_t<T> sum(const tile<T, S, L>& t) {
+  using R = compute_t<T>;
+  enum : int { kWarps = L::threads / 32 };
+  R s = R(0);
+#pragma unroll
+  for (int j = 0; j < tile<T, S, L>::fragment; ++j) s += to_compute(t.v[j]);
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
+  __shared__ R warp_sums[kWarps];
+  __syncthreads();
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = s;
+  __syncthreads();
+  R total = R(0);
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) total += warp_sums[w];
+  return total;
+}
+
 // ---- vector memory access -----------------------------------------------------------------------
 template <int Bytes> struct raw_vector;
 template <> struct raw_vector<1> { using type = unsigned char; };

@@ -93,8 +93,8 @@ bool try_lock_byte(int fd, off_t at, bool wait) {
 }
 
 nlohmann::json meta_to_json(const EntryMetadata& m) {
-  return {{"family", m.family},       {"program_name", m.program_name}, {"name_expression", m.name_expression},
-          {"lowered_name", m.lowered_name}, {"dtypes", m.dtypes},       {"config", m.config},
+  return {{"family", m.family},       {"program_name", m.program_name}, {"name_expressions", m.name_expressions},
+          {"lowered_names", m.lowered_names}, {"dtypes", m.dtypes},     {"config", m.config},
           {"arch", m.arch},           {"nvrtc_version", m.nvrtc_version}, {"options", m.options},
           {"compile_ms", m.compile_ms}, {"created_unix", m.created_unix}};
 }
@@ -103,8 +103,15 @@ EntryMetadata meta_from_json(const nlohmann::json& j) {
   EntryMetadata m;
   m.family = j.at("family").get<std::string>();
   m.program_name = j.at("program_name").get<std::string>();
-  m.name_expression = j.at("name_expression").get<std::string>();
-  m.lowered_name = j.at("lowered_name").get<std::string>();
+  // Entries written before programs could export several kernels name one of each.
+  if (j.contains("name_expressions")) {
+    m.name_expressions = j.at("name_expressions").get<std::vector<std::string>>();
+    m.lowered_names = j.at("lowered_names").get<std::vector<std::string>>();
+  } else {
+    m.name_expressions = {j.at("name_expression").get<std::string>()};
+    m.lowered_names = {j.at("lowered_name").get<std::string>()};
+  }
+  if (m.name_expressions.size() != m.lowered_names.size()) throw std::runtime_error("name expressions and symbols differ in number");
   m.dtypes = j.at("dtypes").get<std::string>();
   m.config = j.at("config").get<std::string>();
   m.arch = j.at("arch").get<std::string>();

@@ -30,8 +30,8 @@ inline constexpr int kDiskFormatVersion = 1;
 struct EntryMetadata {
   std::string family;
   std::string program_name;
-  std::string name_expression;
-  std::string lowered_name;
+  std::vector<std::string> name_expressions;  // the kernels the program exports
+  std::vector<std::string> lowered_names;     // their symbols, in order
   std::string dtypes;
   std::string config;
   std::string arch;

@@ -5,13 +5,15 @@
 
 #include <tilejit/error.hpp>
 
+#include <fmt/format.h>
+
 namespace tilejit::jit {
 
 CUfunction Kernel::load(int device) {
   std::lock_guard lock(load_mutex_);
   if (CUfunction fn = function_.load(std::memory_order_acquire)) return fn;
   try {
-    module_ = Module(compiled_.cubin, request_.compile.name_expression, device);
+    module_ = Module(compiled_.cubin, request_.compile.program_name, device);
   } catch (const DriverError& e) {
     // A cached cubin the driver refuses is treated as a corrupt entry: removed and compiled again.
     const bool image_refused = e.code() == CUDA_ERROR_INVALID_IMAGE || e.code() == CUDA_ERROR_NO_BINARY_FOR_GPU ||
@@ -21,26 +23,50 @@ CUfunction Kernel::load(int device) {
     util::log().warn("the driver refused cached kernel {} ({}); compiling it again", request_.compile.program_name, e.what());
     compiled_ = cache_->recompile_rejected(*this);
     from_disk_ = false;
-    module_ = Module(compiled_.cubin, request_.compile.name_expression, device);
+    module_ = Module(compiled_.cubin, request_.compile.program_name, device);
   }
-  CUfunction fn = module_.function(compiled_.lowered_name, device);
-  function_.store(fn, std::memory_order_release);
-  return fn;
+  if (compiled_.lowered_names.empty())
+    throw Error(fmt::format("kernel program {} exports no kernel (no name expression)", request_.compile.program_name));
+  std::vector<CUfunction> fns;
+  for (const auto& name : compiled_.lowered_names) fns.push_back(module_.function(name, device));
+  functions_ = std::move(fns);
+  function_.store(functions_.front(), std::memory_order_release);
+  return functions_.front();
 }
 
-KernelKey KernelCache::key_for(const KernelRequest& r) const {
+CUfunction Kernel::function(int device, std::size_t index) {
+  if (index >= request_.compile.name_expressions.size())
+    throw InvalidArgument(fmt::format("kernel program {} has {} kernels; there is no kernel {}", request_.compile.program_name,
+                                      request_.compile.name_expressions.size(), index));
+  function(device);  // loads the module and every function once
+  return functions_[index];
+}
+
+KernelKeyParts KernelCache::key_parts(const KernelRequest& r) const {
   KernelKeyParts parts;
   parts.family = r.family;
-  parts.entry_template = r.compile.entry_template;
-  parts.template_digest = compiler_.templates().digest(r.compile.entry_template);
+  parts.entry_template = r.compile.entry_template.empty() ? std::string("user") : r.compile.entry_template;
+  if (!r.compile.entry_template.empty() && r.compile.include_templates.empty() && r.compile.headers.empty()) {
+    parts.template_digest = compiler_.templates().digest(r.compile.entry_template);
+  } else {
+    // Every library template's closure digest and every header of the program's own, by name.
+    std::string all;
+    if (!r.compile.entry_template.empty())
+      all += fmt::format("template {} {}\n", r.compile.entry_template, compiler_.templates().digest(r.compile.entry_template).hex());
+    for (const auto& t : r.compile.include_templates) all += fmt::format("template {} {}\n", t, compiler_.templates().digest(t).hex());
+    for (const auto& h : r.compile.headers) all += fmt::format("header {} {} {}\n", h.path, h.text.size(), util::hash128(h.text).hex());
+    parts.template_digest = util::hash128(all);
+  }
   parts.toolkit_digest = compiler_.toolkit_headers_digest();
   parts.arch = r.arch;
   parts.nvrtc_version = NvrtcCompiler::version();
   parts.options = r.compile.options;
-  parts.name_expression = r.compile.name_expression;
+  parts.name_expressions = r.compile.name_expressions;
   parts.source = r.compile.source;
-  return KernelKey::from(parts);
+  return parts;
 }
+
+KernelKey KernelCache::key_for(const KernelRequest& r) const { return KernelKey::from(key_parts(r)); }
 
 KernelCache::~KernelCache() { flush_counters(); }
 
@@ -71,8 +97,8 @@ CompiledKernel KernelCache::compile(const KernelKey& key, const KernelRequest& r
     DiskEntry entry;
     entry.key_text = key.text;
     entry.cubin = compiled.cubin;
-    entry.meta = {request.family,      request.compile.program_name, request.compile.name_expression,
-                  compiled.lowered_name, request.dtypes,             request.config,
+    entry.meta = {request.family,         request.compile.program_name, request.compile.name_expressions,
+                  compiled.lowered_names, request.dtypes,             request.config,
                   request.arch,        NvrtcCompiler::version(),     request.compile.options,
                   compiled.compile_ms,
                   std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()};
@@ -94,7 +120,7 @@ std::shared_ptr<Kernel> KernelCache::build(KernelKey key, const KernelRequest& r
     auto from_disk = [&](DiskEntry&& e) {
       disk_hits_.fetch_add(1, std::memory_order_relaxed);
       unflushed_disk_hits_.fetch_add(1, std::memory_order_relaxed);
-      CompiledKernel k{std::move(e.cubin), e.meta.lowered_name, "", e.meta.compile_ms};
+      CompiledKernel k{std::move(e.cubin), e.meta.lowered_names, "", e.meta.compile_ms};
       return std::make_shared<Kernel>(std::move(key), request, std::move(k), true, this);
     };
     if (auto e = disk_->lookup(key)) return from_disk(std::move(*e));

@@ -37,11 +37,13 @@ class Kernel {
   const CompiledKernel& compiled() const noexcept { return compiled_; }
   bool from_disk() const noexcept { return from_disk_; }
 
-  // The function on `device`, loading the module the first time (the caller made ctx current).
+  // The (first) function on `device`, loading the module the first time (the caller made ctx current).
   CUfunction function(int device) {
     CUfunction fn = function_.load(std::memory_order_acquire);
     return fn ? fn : load(device);
   }
+  // The function of name expression `index` (a program may export several).
+  CUfunction function(int device, std::size_t index);
 
  private:
   CUfunction load(int device);
@@ -52,6 +54,7 @@ class Kernel {
   KernelCache* cache_;
   std::mutex load_mutex_;
   Module module_;
+  std::vector<CUfunction> functions_;  // one per name expression, set before function_
   std::atomic<CUfunction> function_{nullptr};
 };
 
@@ -70,6 +73,7 @@ class KernelCache {
   ~KernelCache();
 
   KernelKey key_for(const KernelRequest& request) const;
+  KernelKeyParts key_parts(const KernelRequest& request) const;
   // Memory hit, or a compile (only one per key at a time; others wait for it and share the result).
   // `compiled` (optional) is set to whether this call compiled the kernel.
   std::shared_ptr<Kernel> get(const KernelRequest& request, bool* compiled = nullptr);

@@ -22,7 +22,8 @@ KernelKey KernelKey::from(const KernelKeyParts& p) {
       kVersionString, kEntryFormatVersion, p.family, p.entry_template, p.template_digest.hex(),
       p.toolkit_digest.hex(), p.arch, p.nvrtc_version);
   for (const auto& o : options) text += fmt::format("option {}\n", o);
-  text += fmt::format("name {}\nsource {}\n{}", p.name_expression, p.source.size(), p.source);
+  for (const auto& name : p.name_expressions) text += fmt::format("name {}\n", name);
+  text += fmt::format("source {}\n{}", p.source.size(), p.source);
   KernelKey key;
   key.hash = util::hash128(text);
   key.text = std::move(text);

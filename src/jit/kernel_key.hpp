@@ -13,13 +13,14 @@ inline constexpr int kEntryFormatVersion = 1;
 
 struct KernelKeyParts {
   std::string family;            // "elementwise", "gemm", ...
-  std::string entry_template;    // "elementwise.cuh"
-  util::Hash128 template_digest; // content of the template and everything it includes
+  std::string entry_template;    // "elementwise.cuh"; "user" for a user's program
+  util::Hash128 template_digest; // content of the template and everything it includes (a user's program:
+                                 // the library templates it includes and its own headers)
   util::Hash128 toolkit_digest;  // CUDA headers the templates may include
   std::string arch;              // exact: sm_90a is not sm_90
   std::string nvrtc_version;     // major.minor.build
   std::vector<std::string> options;  // compile options (sorted in the key; include paths left out)
-  std::string name_expression;
+  std::vector<std::string> name_expressions;
   std::string source;            // the instantiation
 };
 

@@ -5,7 +5,8 @@
 namespace tilejit::jit {
 
 void launch(CUfunction fn, const LaunchShape& s, CUstream stream, void** args, int device, const char* what) {
-  if (s.cluster_x <= 1 && !s.programmatic) {
+  const bool cluster = s.cluster_x * s.cluster_y * s.cluster_z > 1;
+  if (!cluster && !s.programmatic) {
     check(driver().cuLaunchKernel(fn, s.grid_x, s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z, s.shared_bytes, stream, args,
                                   nullptr),
           "cuLaunchKernel", device, what);
@@ -13,11 +14,11 @@ void launch(CUfunction fn, const LaunchShape& s, CUstream stream, void** args, i
   }
   CUlaunchAttribute attrs[2] = {};
   unsigned n = 0;
-  if (s.cluster_x > 1) {
+  if (cluster) {
     attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     attrs[n].value.clusterDim.x = s.cluster_x;
-    attrs[n].value.clusterDim.y = 1;
-    attrs[n].value.clusterDim.z = 1;
+    attrs[n].value.clusterDim.y = s.cluster_y;
+    attrs[n].value.clusterDim.z = s.cluster_z;
     ++n;
   }
   if (s.programmatic) {

@@ -14,8 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <set>
 
 namespace tilejit::jit {
 namespace {
@@ -133,23 +135,42 @@ void NvrtcCompiler::warm_up() noexcept {
   nvrtcDestroyProgram(&prog);
 }
 
-std::vector<std::string> NvrtcCompiler::options(const std::string& arch, const std::vector<std::string>& extra) const {
+std::vector<std::string> NvrtcCompiler::options(const std::string& arch, const std::vector<std::string>& extra, bool minimal) const {
   std::vector<std::string> opts = {
       "--gpu-architecture=" + arch,
       "-std=c++17",
       "--include-path=" + cuda_include_.string(),
       "-DTILEJIT_NVRTC=1",
-      // Leaves out texture/surface types and device-side runtime calls, which no template uses:
-      // 6-8 ms less per compile on the development machine.
-      "--minimal",
   };
+  // Leaves out texture/surface types and device-side runtime calls (printf among them), which no
+  // library template uses: 6-8 ms less per compile on the development machine. Users' programs
+  // keep them.
+  if (minimal) opts.push_back("--minimal");
   opts.insert(opts.end(), extra.begin(), extra.end());
   return opts;
 }
 
+std::vector<TemplateHeader> NvrtcCompiler::headers_of(const CompileRequest& req) const {
+  std::vector<TemplateHeader> headers;
+  std::set<std::string> seen;
+  std::vector<std::string> roots = req.include_templates;
+  if (!req.entry_template.empty()) roots.insert(roots.begin(), req.entry_template);
+  for (const auto& root : roots)
+    for (auto& h : templates_.closure(root))
+      if (seen.insert(h.path).second) headers.push_back(std::move(h));
+  // The program's own headers come last and win over a library template of the same name.
+  for (const auto& h : req.headers) {
+    if (!seen.insert(h.path).second)
+      headers.erase(std::remove_if(headers.begin(), headers.end(), [&](const TemplateHeader& t) { return t.path == h.path; }),
+                    headers.end());
+    headers.push_back(h);
+  }
+  return headers;
+}
+
 CompiledKernel NvrtcCompiler::compile(const CompileRequest& req) const {
   auto start = std::chrono::steady_clock::now();
-  std::vector<TemplateHeader> headers = templates_.closure(req.entry_template);
+  const std::vector<TemplateHeader> headers = headers_of(req);
   std::vector<const char*> header_texts, header_names;
   for (const auto& h : headers) {
     header_texts.push_back(h.text.c_str());
@@ -160,8 +181,8 @@ CompiledKernel NvrtcCompiler::compile(const CompileRequest& req) const {
   check_nvrtc(nvrtcCreateProgram(prog.get(), req.source.c_str(), cu_name.c_str(), static_cast<int>(headers.size()),
                                  header_texts.data(), header_names.data()),
               "nvrtcCreateProgram", req.program_name);
-  if (!req.name_expression.empty())
-    check_nvrtc(nvrtcAddNameExpression(*prog, req.name_expression.c_str()), "nvrtcAddNameExpression", req.program_name);
+  for (const auto& name : req.name_expressions)
+    check_nvrtc(nvrtcAddNameExpression(*prog, name.c_str()), "nvrtcAddNameExpression", req.program_name);
 
   std::vector<const char*> opt_ptrs;
   for (const auto& o : req.options) opt_ptrs.push_back(o.c_str());
@@ -170,17 +191,17 @@ CompiledKernel NvrtcCompiler::compile(const CompileRequest& req) const {
   if (r != NVRTC_SUCCESS) {
     util::log().error("NVRTC failed to compile {}:\n{}", req.program_name, log);
     throw CompileError(fmt::format("NVRTC failed to compile '{}' ({}): {}\noptions: {}\ninstantiation: {}\nlog:\n{}",
-                                   req.program_name, nvrtcGetErrorString(r), req.name_expression,
-                                   fmt::join(req.options, " "), req.name_expression, log),
+                                   req.program_name, nvrtcGetErrorString(r), fmt::join(req.name_expressions, ", "),
+                                   fmt::join(req.options, " "), fmt::join(req.name_expressions, ", "), log),
                        req.program_name, log, req.options, req.source);
   }
 
   CompiledKernel out;
   out.log = std::move(log);
-  if (!req.name_expression.empty()) {
+  for (const auto& name : req.name_expressions) {
     const char* lowered = nullptr;
-    check_nvrtc(nvrtcGetLoweredName(*prog, req.name_expression.c_str(), &lowered), "nvrtcGetLoweredName", req.program_name);
-    out.lowered_name = lowered;
+    check_nvrtc(nvrtcGetLoweredName(*prog, name.c_str(), &lowered), "nvrtcGetLoweredName", req.program_name);
+    out.lowered_names.emplace_back(lowered);
   }
   std::size_t size = 0;
   check_nvrtc(nvrtcGetCUBINSize(*prog, &size), "nvrtcGetCUBINSize", req.program_name);
@@ -189,7 +210,7 @@ CompiledKernel NvrtcCompiler::compile(const CompileRequest& req) const {
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
   util::log().debug("compiled {} ({}) in {:.1f} ms, cubin {} bytes, options: {}", req.program_name,
-                    req.name_expression, out.compile_ms, out.cubin.size(), fmt::join(req.options, " "));
+                    fmt::join(req.name_expressions, ", "), out.compile_ms, out.cubin.size(), fmt::join(req.options, " "));
   if (!out.log.empty()) util::log().debug("NVRTC log for {}:\n{}", req.program_name, out.log);
 
   if (dump_dir_) {
@@ -197,9 +218,10 @@ CompiledKernel NvrtcCompiler::compile(const CompileRequest& req) const {
       std::filesystem::create_directories(*dump_dir_);
       auto base = *dump_dir_ / req.program_name;
       util::write_file(base.string() + ".cu", req.source);
+      for (const auto& h : req.headers) util::write_file(base.string() + ".header." + std::filesystem::path(h.path).filename().string(), h.text);
       util::write_file(base.string() + ".options.txt",
-                       fmt::format("{}\nname expression: {}\nlowered name: {}\n", fmt::join(req.options, "\n"),
-                                   req.name_expression, out.lowered_name));
+                       fmt::format("{}\nname expressions: {}\nlowered names: {}\n", fmt::join(req.options, "\n"),
+                                   fmt::join(req.name_expressions, ", "), fmt::join(out.lowered_names, ", ")));
       util::write_file(base.string() + ".cubin", out.cubin);
       std::size_t ptx_size = 0;
       if (nvrtcGetPTXSize(*prog, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1) {

@@ -13,15 +13,21 @@ namespace tilejit::jit {
 
 struct CompileRequest {
   std::string program_name;     // names the program in NVRTC's log and the dump directory
-  std::string entry_template;   // e.g. "elementwise.cuh": its include closure is handed to NVRTC
-  std::string source;           // the instantiation: an #include, a few definitions, nothing else
-  std::string name_expression;  // e.g. "tilejit::elementwise_kernel<...>"; empty: compile only
+  std::string entry_template;   // e.g. "elementwise.cuh": its include closure is handed to NVRTC (may be empty)
+  // More library templates whose include closures NVRTC gets (a user program's `#include <tilejit/...>`).
+  std::vector<std::string> include_templates;
+  // Headers of the program's own, served by include name (a user program's).
+  std::vector<TemplateHeader> headers;
+  std::string source;           // built-ins: the instantiation (an #include and a few definitions); users: their source
+  // The kernels the program exports, e.g. "tilejit::elementwise_kernel<...>" or "row_softmax<256, float>";
+  // empty: compile only.
+  std::vector<std::string> name_expressions;
   std::vector<std::string> options;  // full option list (see NvrtcCompiler::options)
 };
 
 struct CompiledKernel {
   std::string cubin;
-  std::string lowered_name;
+  std::vector<std::string> lowered_names;  // one per name expression, in order
   std::string log;  // NVRTC's log (warnings), may be empty
   double compile_ms = 0;
 };
@@ -34,10 +40,14 @@ class NvrtcCompiler {
                 std::optional<std::filesystem::path> dump_dir, std::optional<std::filesystem::path> digest_memo = std::nullopt,
                 bool memo_writable = false);
 
-  // The options for one target architecture, in a fixed order, plus `extra`.
-  std::vector<std::string> options(const std::string& arch, const std::vector<std::string>& extra = {}) const;
+  // The options for one target architecture, in a fixed order, plus `extra`; `minimal` (the library's
+  // own kernels) leaves out what no template uses (textures, device printf).
+  std::vector<std::string> options(const std::string& arch, const std::vector<std::string>& extra = {}, bool minimal = true) const;
   // Compiles; throws CompileError (log, options, instantiation) when NVRTC rejects the program.
   CompiledKernel compile(const CompileRequest& request) const;
+  // Every header NVRTC gets for a request: the include closures of its templates, then its own
+  // headers (which replace a template of the same name).
+  std::vector<TemplateHeader> headers_of(const CompileRequest& request) const;
 
   // Compiles an empty program, so that NVRTC's one-time start-up (loading its builtins, growing its
   // heap: about 100 ms on the H200 machine's VM) is paid here, off the first real compile.

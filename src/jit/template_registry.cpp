@@ -10,7 +10,9 @@
 
 namespace tilejit::jit {
 
-std::vector<std::string> quoted_includes(std::string_view source) {
+namespace {
+// Every `#include "..."` (and with angle brackets too, `<...>`) of a source text, in order.
+std::vector<std::string> includes(std::string_view source, bool angle_too) {
   std::vector<std::string> out;
   std::size_t pos = 0;
   while (pos < source.size()) {
@@ -22,18 +24,33 @@ std::vector<std::string> quoted_includes(std::string_view source) {
     if (i == std::string_view::npos || line[i] != '#') continue;
     i = line.find_first_not_of(" \t", i + 1);
     if (i == std::string_view::npos || line.substr(i, 7) != "include") continue;
-    std::size_t q1 = line.find('"', i + 7);
+    std::size_t q1 = line.find_first_not_of(" \t", i + 7);
     if (q1 == std::string_view::npos) continue;
-    std::size_t q2 = line.find('"', q1 + 1);
+    const char close = line[q1] == '"' ? '"' : line[q1] == '<' && angle_too ? '>' : '\0';
+    if (!close) continue;
+    std::size_t q2 = line.find(close, q1 + 1);
     if (q2 == std::string_view::npos) continue;
     out.emplace_back(line.substr(q1 + 1, q2 - q1 - 1));
   }
   return out;
 }
+}  // namespace
+
+std::vector<std::string> quoted_includes(std::string_view source) { return includes(source, false); }
+std::vector<std::string> all_includes(std::string_view source) { return includes(source, true); }
 
 TemplateSet::TemplateSet(std::optional<std::filesystem::path> dir) : dir_(std::move(dir)) {
   if (!dir_) {
     for (const auto& t : embedded_templates()) texts_.emplace(std::string(t.path), std::string(t.text));
+  }
+}
+
+bool TemplateSet::has(const std::string& path) const {
+  try {
+    text(path);
+    return true;
+  } catch (const Error&) {
+    return false;
   }
 }
 

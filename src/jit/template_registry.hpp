@@ -41,6 +41,8 @@ class TemplateSet {
   util::Hash128 digest(const std::string& path) const;
   // All template paths available.
   std::vector<std::string> paths() const;
+  // Whether `path` is one of the templates (e.g. "tilejit/tile.cuh").
+  bool has(const std::string& path) const;
   std::string origin() const;  // "embedded" or the directory
 
  private:
@@ -52,5 +54,7 @@ class TemplateSet {
 
 // The quoted includes of a source text, in order of appearance.
 std::vector<std::string> quoted_includes(std::string_view source);
+// Its quoted and angle-bracket includes (`#include <tilejit/tile.cuh>` in a user's source).
+std::vector<std::string> all_includes(std::string_view source);
 
 }  // namespace tilejit::jit

@@ -34,8 +34,8 @@ DiskEntry synthetic_entry(const KernelKey& key, std::size_t cubin_bytes) {
   e.key_text = key.text;
   e.meta.family = "test";
   e.meta.program_name = "synthetic";
-  e.meta.name_expression = "k<1>";
-  e.meta.lowered_name = "_Z1kILi1EEvv";
+  e.meta.name_expressions = {"k<1>"};
+  e.meta.lowered_names = {"_Z1kILi1EEvv"};
   e.meta.arch = "sm_90a";
   e.meta.options = {"-std=c++17"};
   e.cubin.resize(cubin_bytes);
@@ -65,7 +65,7 @@ TEST_F(DiskCacheTest, EntryRoundTripsAndDirectoryIsPrivate) {
   auto got = cache->lookup(key);
   ASSERT_TRUE(got);
   EXPECT_EQ(got->cubin, synthetic_entry(key, 5000).cubin);
-  EXPECT_EQ(got->meta.lowered_name, "_Z1kILi1EEvv");
+  EXPECT_EQ(got->meta.lowered_names, std::vector<std::string>{"_Z1kILi1EEvv"});
   struct stat st{};
   ASSERT_EQ(::stat(cache_dir().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
@@ -158,8 +158,13 @@ TEST_F(DiskCacheTest, ARuntimeRecompilesACorruptEntry) {
   for (const auto& e : cache.list(true)) EXPECT_TRUE(e.valid) << e.problem;
 }
 
-TEST_F(DiskCacheTest, SixteenProcessesCompileOnce) {
+// Runs `tilejit ARGS...` in 16 processes released at the same moment on one cache directory, and
+// checks that exactly one of them compiled and the others found its entry.
+void sixteen_processes_compile_once(const fs::path& cache_dir, const std::vector<std::string>& args) {
   const fs::path cli = test::binary_dir() / "tilejit";
+  std::vector<const char*> argv{"tilejit"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  argv.push_back(nullptr);
   std::vector<pid_t> pids;
   int go[2];
   ASSERT_EQ(::pipe(go), 0);
@@ -171,11 +176,10 @@ TEST_F(DiskCacheTest, SixteenProcessesCompileOnce) {
       ::close(go[1]);
       char c;
       if (::read(go[0], &c, 1) < 0) _exit(3);
-      ::setenv("TILEJIT_CACHE_DIR", cache_dir().c_str(), 1);
+      ::setenv("TILEJIT_CACHE_DIR", cache_dir.c_str(), 1);
       int devnull = ::open("/dev/null", O_WRONLY);
       ::dup2(devnull, 1);
-      ::execl(cli.c_str(), "tilejit", "compile", "elementwise", "-e", "z = sin(x) * cos(y) + x / 3.f", "--arch", "sm_90a",
-              static_cast<char*>(nullptr));
+      ::execv(cli.c_str(), const_cast<char* const*>(argv.data()));
       _exit(4);
     }
     pids.push_back(pid);
@@ -187,7 +191,7 @@ TEST_F(DiskCacheTest, SixteenProcessesCompileOnce) {
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   }
-  DiskCache cache(cache_dir(), util::CacheMode::on, 1ull << 30);
+  DiskCache cache(cache_dir, util::CacheMode::on, 1ull << 30);
   auto c = cache.counters();
   EXPECT_EQ(c.compiles, 1u);
   EXPECT_EQ(c.misses, 1u);
@@ -195,6 +199,21 @@ TEST_F(DiskCacheTest, SixteenProcessesCompileOnce) {
   auto entries = cache.list(true);
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_TRUE(entries[0].valid) << entries[0].problem;
+}
+
+TEST_F(DiskCacheTest, SixteenProcessesCompileOnce) {
+  sixteen_processes_compile_once(cache_dir(), {"compile", "elementwise", "-e", "z = sin(x) * cos(y) + x / 3.f", "--arch", "sm_90a"});
+}
+
+// A user's kernel (examples/rope.cu through `tilejit compile kernel`) follows the same rule.
+TEST_F(DiskCacheTest, SixteenProcessesCompileAUserKernelOnce) {
+  sixteen_processes_compile_once(cache_dir(), {"compile", "kernel", std::string(TILEJIT_EXAMPLES_DIR) + "/rope.cu", "--name",
+                                               "rope<128, float>", "--arch", "sm_90a"});
+  DiskCache cache(cache_dir(), util::CacheMode::on, 1ull << 30);
+  auto entries = cache.list(true);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].entry.meta.family, "user");
+  EXPECT_EQ(entries[0].entry.meta.name_expressions, std::vector<std::string>{"rope<128, float>"});
 }
 
 TEST_F(DiskCacheTest, KillNineMidWriteNeverLeavesABadEntry) {

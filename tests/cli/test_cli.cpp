@@ -91,6 +91,33 @@ TEST(Cli, Puzzle33PresetRunsF32AsTf32) {
   expect_usage_error("compile gemm --dtype f32 --config mma:128x128x32:64x64:3 --m 1024 --n 1024 --k 1024 --arch sm_90a", {"--math tf32"});
 }
 
+TEST(Cli, CompileKernelOfYourOwn) {
+  test::TempDir cache;
+  const std::string env = "TILEJIT_CACHE_DIR=" + cache.path().string();
+  const std::string file = std::string(TILEJIT_EXAMPLES_DIR) + "/rms_norm.cu";
+  Result r = run_cli("compile kernel " + file + " --name 'rms_norm<1024, float>' --name 'rms_norm<2048, __nv_bfloat16>' --arch sm_90a", env);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("kernels   rms_norm<1024, float>, rms_norm<2048, __nv_bfloat16>"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("_Z8rms_normILi1024EfEvPKT0_S2_PS0_xf"), std::string::npos) << r.out;
+  Result again = run_cli("compile kernel " + file + " --name 'rms_norm<1024, float>' --name 'rms_norm<2048, __nv_bfloat16>' --arch sm_90a --json", env);
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_TRUE(nlohmann::json::parse(again.out)["from_cache"].get<bool>());
+  Result list = run_cli("cache list --json", env);
+  ASSERT_EQ(list.code, 0) << list.out;
+  const auto entries = nlohmann::json::parse(list.out);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0]["family"], "user");
+  EXPECT_EQ(entries[0]["name_expressions"].size(), 2u);
+  expect_usage_error("compile kernel /nonexistent.cu --name k --arch sm_90a", {"cannot be read"}, env);
+  expect_usage_error("compile kernel " + file + " --arch sm_90a", {"--name is required"}, env);
+  test::TempDir src;
+  const auto bad = src.path() / "bad.cu";
+  std::ofstream(bad) << "__global__ void k(int* x) { x[0] = 1 +; }\n";
+  Result err = run_cli("compile kernel " + bad.string() + " --name k --arch sm_90a", env);
+  EXPECT_EQ(err.code, 1) << err.out;
+  EXPECT_NE(err.out.find("expected an expression"), std::string::npos) << err.out;  // NVRTC's log
+}
+
 TEST(Cli, InfoJsonParses) {
   Result r = run_cli("info --json");
   ASSERT_EQ(r.code, 0) << r.out;

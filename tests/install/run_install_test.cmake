@@ -37,7 +37,7 @@ foreach(consumer ${WORK_DIR}/build/consumer ${WORK_DIR}/consumer_pkgconfig)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=TILEJIT_TEMPLATE_DIR TILEJIT_ARCH=sm_90a ${consumer}
                   WORKING_DIRECTORY ${WORK_DIR}/run RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message(STATUS "${consumer}: ${out}${err}")
-  if(NOT rc EQUAL 0 OR NOT out MATCHES "compiled elementwise_")
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "compiled elementwise_" OR NOT out MATCHES "user kernel axpb<256> (compiled for sm_90a|launched)")
     message(FATAL_ERROR "consumer ${consumer} failed (${rc}): ${out}\n${err}")
   endif()
 endforeach()

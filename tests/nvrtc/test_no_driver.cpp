@@ -41,6 +41,36 @@ TEST_F(NoDriver, AllocationThrowsDriverError) {
   }
 }
 
+// A user's program compiles for TILEJIT_ARCH without a GPU; what needs the device says why not.
+TEST_F(NoDriver, UserProgramsCompileAndSayWhyTheyCannotLaunch) {
+  const KernelSource src{.name = "k", .text = "__global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n"};
+  {
+    Runtime rt;
+    try {
+      rt.program(src, {"k"});
+      FAIL() << "chose an arch without a device or TILEJIT_ARCH";
+    } catch (const DriverError& e) {
+      EXPECT_NE(std::string(e.what()).find("Set TILEJIT_ARCH"), std::string::npos) << e.what();
+    }
+  }
+  test::ScopedEnv arch("TILEJIT_ARCH", "sm_90a");
+  test::TempDir cache;
+  test::ScopedEnv dir("TILEJIT_CACHE_DIR", cache.path().string());
+  Runtime rt;
+  Program prog = rt.program(src, {"k"});
+  EXPECT_EQ(prog.info().arch, "sm_90a");
+  EXPECT_GT(prog.info().cubin_bytes, 0u);
+  Kernel k = prog.kernel("k");
+  EXPECT_FALSE(k.symbol().empty());
+  try {
+    k.launch({.grid = {1}, .block = {32}}, nullptr, CUdeviceptr{1 << 20});
+    FAIL() << "launched without a driver";
+  } catch (const DriverError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA driver"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(k.attributes(), DriverError);
+}
+
 TEST_F(NoDriver, LaunchThrowsDriverErrorAfterValidatingArguments) {
   Runtime rt;
   // Bad input is reported first, as InvalidArgument.

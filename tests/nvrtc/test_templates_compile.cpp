@@ -19,11 +19,12 @@ TEST_P(TemplatesCompile, GemmOperandPackingInstantiates) {
       req.program_name = "gemm_" + kernel + "_" + std::to_string(bytes);
       req.entry_template = "gemm_pack.cuh";
       req.source = "#include \"gemm_pack.cuh\"\n";
-      req.name_expression = "tilejit::" + kernel + "_matrix_kernel<" + std::to_string(bytes) + ">";
+      req.name_expressions = {"tilejit::" + kernel + "_matrix_kernel<" + std::to_string(bytes) + ">"};
       req.options = compiler.options(GetParam());
       CompiledKernel k;
       ASSERT_NO_THROW(k = compiler.compile(req)) << kernel << " " << bytes;
-      EXPECT_FALSE(k.lowered_name.empty());
+      ASSERT_EQ(k.lowered_names.size(), 1u);
+      EXPECT_FALSE(k.lowered_names[0].empty());
     }
 }
 
@@ -47,10 +48,11 @@ TEST_P(TemplatesCompile, Alone) {
 TEST_P(TemplatesCompile, SeedVectorAddInstantiates) {
   TemplateSet templates;
   NvrtcCompiler compiler(templates, util::Settings::from_environment().cuda_home, std::nullopt);
-  CompileRequest req{"vector_add_1024", "examples/vector_add.cuh", "#include \"examples/vector_add.cuh\"\n",
-                     "tilejit::examples::vector_add<1024>", compiler.options(GetParam())};
+  CompileRequest req{.program_name = "vector_add_1024", .entry_template = "examples/vector_add.cuh",
+                     .source = "#include \"examples/vector_add.cuh\"\n", .name_expressions = {"tilejit::examples::vector_add<1024>"},
+                     .options = compiler.options(GetParam())};
   auto k = compiler.compile(req);
-  EXPECT_EQ(k.lowered_name, "_ZN7tilejit8examples10vector_addILi1024EEEvPKfS3_Pfy");
+  EXPECT_EQ(k.lowered_names, std::vector<std::string>{"_ZN7tilejit8examples10vector_addILi1024EEEvPKfS3_Pfy"});
   EXPECT_GT(k.cubin.size(), 1000u);
 }
 
@@ -76,18 +78,19 @@ static_assert(convert_to<u8>(300) == 44, "int -> u8 keeps the low 8 bits");
 static_assert(convert_to<i8>(200) == -56, "int -> i8 wraps");
 static_assert(convert_to<float>(3) == 3.0f, "int -> float");
 )";
-  CompileRequest req{"conversion_rules", "tilejit/tile.cuh", source, "", compiler.options(GetParam())};
+  CompileRequest req{.program_name = "conversion_rules", .entry_template = "tilejit/tile.cuh", .source = source,
+                     .options = compiler.options(GetParam())};
   EXPECT_NO_THROW(compiler.compile(req));
 }
 
 TEST_P(TemplatesCompile, ShapeRulesAreStaticAssertsInWords) {
   TemplateSet templates;
   NvrtcCompiler compiler(templates, util::Settings::from_environment().cuda_home, std::nullopt);
-  CompileRequest req{"bad_tile", "tilejit/tile.cuh",
-                     "#include \"tilejit/tile.cuh\"\n"
-                     "__global__ void k() { tilejit::tiles::tile<float, tilejit::tiles::shape<100>, "
-                     "tilejit::tiles::block_layout<32, 4>> t; (void)t; }\n",
-                     "", compiler.options(GetParam())};
+  CompileRequest req{.program_name = "bad_tile", .entry_template = "tilejit/tile.cuh",
+                     .source = "#include \"tilejit/tile.cuh\"\n"
+                               "__global__ void k() { tilejit::tiles::tile<float, tilejit::tiles::shape<100>, "
+                               "tilejit::tiles::block_layout<32, 4>> t; (void)t; }\n",
+                     .options = compiler.options(GetParam())};
   try {
     compiler.compile(req);
     FAIL() << "a tile of 100 over 32 threads x 4 compiled";

@@ -20,7 +20,7 @@ KernelKeyParts base() {
   p.arch = "sm_90a";
   p.nvrtc_version = "13.0+1";
   p.options = {"--gpu-architecture=sm_90a", "-std=c++17", "--include-path=/usr/local/cuda/include"};
-  p.name_expression = "k<1>";
+  p.name_expressions = {"k<1>"};
   p.source = "#include \"elementwise.cuh\"\n";
   return p;
 }
@@ -35,7 +35,8 @@ TEST(KernelKey, EveryPartChangesTheKey) {
       [](auto& p) { p.arch = "sm_90"; },
       [](auto& p) { p.nvrtc_version = "13.1+1"; },
       [](auto& p) { p.options.push_back("-lineinfo"); },
-      [](auto& p) { p.name_expression = "k<2>"; },
+      [](auto& p) { p.name_expressions = {"k<2>"}; },
+      [](auto& p) { p.name_expressions = {"k<1>", "k<2>"}; },
       [](auto& p) { p.source += " "; },
   };
   for (std::size_t i = 0; i < changes.size(); ++i) {

@@ -63,8 +63,9 @@ nlohmann::json entry_json(const jit::EntryInfo& e) {
   if (!e.valid) j["problem"] = e.problem;
   if (e.valid) {
     const auto& m = e.entry.meta;
-    j.update({{"family", m.family},         {"kernel", m.program_name}, {"instantiation", m.name_expression},
-              {"symbol", m.lowered_name},   {"dtypes", m.dtypes},       {"config", m.config},
+    j.update({{"family", m.family},         {"kernel", m.program_name}, {"instantiation", fmt::format("{}", fmt::join(m.name_expressions, ", "))},
+              {"symbol", fmt::format("{}", fmt::join(m.lowered_names, ", "))},   {"dtypes", m.dtypes},       {"config", m.config},
+              {"name_expressions", m.name_expressions}, {"symbols", m.lowered_names},
               {"arch", m.arch},             {"nvrtc", m.nvrtc_version}, {"options", m.options},
               {"compile_ms", m.compile_ms}, {"created", iso_time(m.created_unix)}, {"cubin_bytes", e.entry.cubin.size()}});
   }
@@ -140,7 +141,7 @@ int cache_list(const CacheArgs& a) {
     }
     const auto& m = e.entry.meta;
     fmt::print("{:<12} {:<40} {:<22} {:<7} {:>9} {:<20} {:>5}  {}\n", e.key.substr(0, 12), m.program_name, m.dtypes, m.arch,
-               util::format_size(e.bytes), iso_time(e.last_used_unix), e.hits, m.name_expression);
+               util::format_size(e.bytes), iso_time(e.last_used_unix), e.hits, fmt::join(m.name_expressions, ", "));
   }
   fmt::print("{} entr{}\n", shown.size(), shown.size() == 1 ? "y" : "ies");
   return 0;
@@ -167,7 +168,7 @@ int cache_show(const CacheArgs& a) {
   }
   const auto& m = e.entry.meta;
   fmt::print("key            {}\nfile           {}\nkernel         {}\nfamily         {}\ninstantiation  {}\nsymbol         {}\n", e.key,
-             e.path.string(), m.program_name, m.family, m.name_expression, m.lowered_name);
+             e.path.string(), m.program_name, m.family, fmt::join(m.name_expressions, ", "), fmt::join(m.lowered_names, ", "));
   fmt::print("dtypes         {}\nconfig         {}\narch           {}\nnvrtc          {}\noptions        {}\n", m.dtypes, m.config, m.arch,
              m.nvrtc_version, fmt::join(m.options, " "));
   fmt::print("compile        {:.1f} ms\ncreated        {}\nlast used      {}\nhits           {}\ncubin          {} bytes\n", m.compile_ms,

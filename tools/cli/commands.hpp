@@ -41,5 +41,6 @@ void register_demo(CLI::App& app, Action& action);
 void register_bench(CLI::App& bench, Action& action);
 void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& action);
 void register_cache(CLI::App& app, Action& action);
+void register_kernel(CLI::App& compile, Action& action);
 
 }  // namespace tilejit::cli

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   CLI::App* compile = app.add_subcommand("compile", "Compile kernels without launching them (no GPU needed)");
   compile->require_subcommand(1);
   cli::register_elementwise(app, *compile, action);
+  cli::register_kernel(*compile, action);
   cli::register_demo(app, action);
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks (GPU timings beside a same-run reference)");
   bench->require_subcommand(1);

@@ -62,7 +62,7 @@ jit::KernelRequest elementwise_request(const Runtime::Impl& rt, const Elementwis
   r.compile.program_name = elementwise_program_name(op, config, vector_width);
   r.compile.entry_template = "elementwise.cuh";
   r.compile.source = elementwise_source(op);
-  r.compile.name_expression = elementwise_name_expression(op, config, vector_width);
+  r.compile.name_expressions = {elementwise_name_expression(op, config, vector_width)};
   r.compile.options = rt.compiler.options(arch);
   for (const auto* list : {&op.inputs, &op.outputs}) {
     if (list == &op.outputs) r.dtypes += "->";

@@ -211,7 +211,7 @@ jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, c
                                        p.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(p.epilogue.activation)));
   r.compile.entry_template = kernel + ".cuh";
   r.compile.source = source;
-  r.compile.name_expression = fmt::format("tilejit::{}_kernel<tilejit_gen::gemm_cfg>", kernel);
+  r.compile.name_expressions = {fmt::format("tilejit::{}_kernel<tilejit_gen::gemm_cfg>", kernel)};
   r.compile.options = rt.compiler.options(arch);
   r.dtypes = fmt::format("{},{}->{}", dtype_name(p.a.dtype), dtype_name(p.b.dtype), dtype_name(p.d.dtype));
   r.config = fmt::format("{} layout={}{} vec={}x{}", c.to_string(), la, lb, v.a_vec, v.b_vec);

@@ -104,7 +104,7 @@ CUfunction WgmmaLauncher::helper_kernel(HelperKernel which, int bytes, std::opti
     req.compile.program_name = fmt::format("gemm_{}_{}", kernel, bytes * 8);
     req.compile.entry_template = "gemm_pack.cuh";
     req.compile.source = "#include \"gemm_pack.cuh\"\n";
-    req.compile.name_expression = fmt::format("tilejit::{}_matrix_kernel<{}>", kernel, bytes);
+    req.compile.name_expressions = {fmt::format("tilejit::{}_matrix_kernel<{}>", kernel, bytes)};
     req.compile.options = rt_->compiler.options(req.arch);
     req.dtypes = fmt::format("{}-byte elements", bytes);
     req.config = which == HelperKernel::transpose_narrow ? "threads=128" : "threads=256";
