@@ -28,7 +28,7 @@ struct ProgramState {
     CUfunction fn = nullptr;
     KernelAttributes attributes;
   };
-  std::shared_ptr<Runtime::Impl> rt;
+  std::shared_ptr<jit::Context> rt;
   std::shared_ptr<jit::Kernel> compiled;
   std::vector<std::string> names;
   CompiledKernelInfo info;
@@ -75,7 +75,7 @@ std::string program_name_of(const KernelSource& source) {
   return name;
 }
 
-jit::KernelRequest user_request(Runtime::Impl& rt, const KernelSource& source, const std::vector<std::string>& names,
+jit::KernelRequest user_request(jit::Context& rt, const KernelSource& source, const std::vector<std::string>& names,
                                 const std::string& arch) {
   if (source.text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InvalidArgument(fmt::format("kernel source '{}' is empty", source.name));
@@ -135,23 +135,24 @@ KernelSource KernelSource::from_file(const std::filesystem::path& path, const st
 
 Program Runtime::program(const KernelSource& source, const std::vector<std::string>& name_expressions) {
   auto s = std::make_shared<detail::ProgramState>();
-  s->rt = impl_;
-  const jit::KernelRequest req = user_request(*impl_, source, name_expressions, impl_->arch(true));
+  s->rt = impl_->jit;
+  const jit::KernelRequest req = user_request(*s->rt, source, name_expressions, s->rt->arch(true));
   bool compiled = false;
-  s->compiled = impl_->cache.get(req, &compiled);
+  s->compiled = s->rt->cache.get(req, &compiled);
   s->names = name_expressions;
-  s->info = describe_kernel(*s->compiled, compiled);
+  s->info = jit::describe_kernel(*s->compiled, compiled);
   for (std::size_t i = 0; i < name_expressions.size(); ++i) s->kernels.push_back(std::make_unique<detail::ProgramState::PerKernel>());
   return Program(std::move(s));
 }
 
 CompiledKernelInfo Runtime::compile_program(const KernelSource& source, const std::vector<std::string>& name_expressions,
                                             const std::string& arch) {
-  const std::string target = arch.empty() ? impl_->arch(true) : arch;
+  jit::Context& j = *impl_->jit;
+  const std::string target = arch.empty() ? j.arch(true) : arch;
   if (!util::is_valid_arch(target)) throw InvalidArgument(fmt::format("architecture '{}' is not valid: expected sm_80, sm_90a, ...", target));
   bool compiled = false;
-  auto kernel = impl_->cache.get(user_request(*impl_, source, name_expressions, target), &compiled);
-  return describe_kernel(*kernel, compiled);
+  auto kernel = j.cache.get(user_request(j, source, name_expressions, target), &compiled);
+  return jit::describe_kernel(*kernel, compiled);
 }
 
 Kernel Program::kernel(std::string_view name_expression) const {

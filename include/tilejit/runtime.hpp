@@ -1,6 +1,8 @@
 // tilejit::Runtime: one CUDA device, its kernel caches and its settings.
 #pragma once
 
+#include <tilejit/info.hpp>
+
 #include <cuda.h>  // CUdeviceptr, CUstream (a cudaStream_t is the same handle)
 
 #include <cstddef>
@@ -22,6 +24,9 @@ struct GemmConfig;
 class GemmPlan;
 struct KernelSource;
 class Program;
+namespace detail {
+struct RuntimeAccess;
+}
 
 // A non-owning list of device pointers: `{x.ptr(), y.ptr()}`, a std::vector or a std::span.
 class DevicePtrs {
@@ -74,39 +79,6 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
   CUcontext ctx_ = nullptr;
   int device_ = -1;
-};
-
-struct DeviceInfo {
-  int ordinal = 0;
-  std::string name;
-  int cc_major = 0, cc_minor = 0;
-  int multiprocessors = 0;
-  std::size_t total_memory = 0;
-  std::size_t l2_bytes = 0;
-  int max_shared_memory_per_block_optin = 0;
-  int max_threads_per_block = 0;
-};
-
-// What one compile produced; returned by the compile-only entry points.
-struct CompiledKernelInfo {
-  std::string program_name;   // e.g. "elementwise_z_eq_x_plus_y"
-  std::string kernel_name;    // C++ name expression of the instantiation
-  std::string lowered_name;   // symbol in the cubin
-  std::string arch;           // e.g. "sm_90a"
-  std::string key;            // 32 hex digits of the kernel key
-  std::vector<std::string> options;
-  std::string source;         // the instantiated source handed to NVRTC
-  double compile_ms = 0;      // 0 when it came from a cache
-  std::size_t cubin_bytes = 0;
-  bool from_cache = false;
-};
-
-// This process's counters for one Runtime.
-struct RuntimeStats {
-  std::uint64_t memory_hits = 0;  // kernel found compiled in memory
-  std::uint64_t disk_hits = 0;    // kernel loaded from the disk cache
-  std::uint64_t compiles = 0;     // NVRTC compiles performed
-  double compile_seconds = 0;
 };
 
 struct RuntimeOptions {
@@ -163,10 +135,9 @@ class Runtime {
 
   RuntimeStats stats() const;
 
-  struct Impl;
-  Impl& impl() const noexcept { return *impl_; }
-
  private:
+  struct Impl;
+  friend struct detail::RuntimeAccess;
   std::shared_ptr<Impl> impl_;
 };
 

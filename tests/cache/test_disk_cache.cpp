@@ -256,8 +256,8 @@ TEST_P(DegradedCache, WorksFromMemoryAndWarnsOnce) {
   RuntimeOptions o;
   o.arch = "sm_90a";
   Runtime rt(o);
-  ASSERT_TRUE(rt.impl().disk && rt.impl().disk->enabled());
-  rt.impl().disk->inject_write_failure(GetParam());
+  ASSERT_TRUE(detail::RuntimeAccess::jit(rt).disk && detail::RuntimeAccess::jit(rt).disk->enabled());
+  detail::RuntimeAccess::jit(rt).disk->inject_write_failure(GetParam());
   ::testing::internal::CaptureStderr();
   auto first = rt.compile_elementwise(axpy(), {});
   ElementwiseOp other = axpy();
@@ -266,13 +266,13 @@ TEST_P(DegradedCache, WorksFromMemoryAndWarnsOnce) {
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_GT(first.cubin_bytes, 0u);
   EXPECT_GT(second.cubin_bytes, 0u);
-  EXPECT_FALSE(rt.impl().disk->enabled());
+  EXPECT_FALSE(detail::RuntimeAccess::jit(rt).disk->enabled());
   std::size_t warnings = 0;
   for (auto at = err.find("disabled for this process"); at != std::string::npos; at = err.find("disabled for this process", at + 1))
     ++warnings;
   EXPECT_EQ(warnings, 1u) << err;
   EXPECT_NE(err.find(std::strerror(GetParam())), std::string::npos) << err;
-  EXPECT_EQ(rt.impl().disk->counters().write_errors, 1u);
+  EXPECT_EQ(detail::RuntimeAccess::jit(rt).disk->counters().write_errors, 1u);
   EXPECT_TRUE(rt.compile_elementwise(axpy(), {}).from_cache);  // still cached in memory
 }
 

@@ -22,7 +22,7 @@ TEST(DeviceGlobals, NoneInElementwiseKernels) {
   RuntimeOptions o;
   o.arch = "sm_90a";
   Runtime rt(o);
-  auto& impl = rt.impl();
+  auto& impl = detail::RuntimeAccess::jit(rt);
   for (DType t : {DType::f32, DType::f16, DType::bf16, DType::i8, DType::i64}) {
     ElementwiseOp op{.body = "z = max(x, y) * 2 + x", .inputs = {{"x", t}, {"y", t}}, .outputs = {{"z", DType::f32}}};
     const ElementwiseConfig config = ops::resolve_config(op, ElementwiseConfig{});
@@ -35,7 +35,7 @@ TEST(DeviceGlobals, NoneInGemmKernels) {
   RuntimeOptions o;
   o.arch = "sm_90a";
   Runtime rt(o);
-  auto& impl = rt.impl();
+  auto& impl = detail::RuntimeAccess::jit(rt);
   for (const char* cfg : {"wgmma:128x256x64:64x256:4", "wgmma:64x128x64:64x128:8:kh", "mma:128x128x32:64x64:3", "simt:64x64x8:32x16:2"}) {
     GemmProblem p;
     p.m = p.n = p.k = 512;

@@ -100,29 +100,29 @@ TEST_F(NoDriver, LaunchThrowsDriverErrorAfterValidatingArguments) {
 // still keeps its runtime alive, as documented.
 TEST_F(NoDriver, RuntimeEndsWithItsLastOwnerNotWithTheProcess) {
   test::ScopedEnv arch("TILEJIT_ARCH", "sm_90a");
-  const int before = Runtime::Impl::live_count();
+  const int before = jit::Context::live_count();
   {
     Runtime rt;
-    EXPECT_EQ(Runtime::Impl::live_count(), before + 1);
+    EXPECT_EQ(jit::Context::live_count(), before + 1);
     EXPECT_THROW(rt.elementwise(op, {1024, 2048}, {4096}, 16), DriverError);
-    EXPECT_EQ(rt.impl().elementwise_plans.size(), 1u) << "the one-call plan was not kept, so this test shows nothing";
+    EXPECT_EQ(detail::RuntimeAccess::impl(rt).elementwise_plans.size(), 1u) << "the one-call plan was not kept, so this test shows nothing";
     GemmProblem p;
     p.m = p.n = p.k = 256;
     p.a = {1 << 20, DType::bf16, Layout::row_major};
     p.b = {2 << 20, DType::bf16, Layout::col_major};
     p.d = {3 << 20, DType::bf16, Layout::row_major};
     EXPECT_THROW(rt.gemm(p), DriverError);
-    EXPECT_EQ(rt.impl().gemm_plans.size(), 1u);
+    EXPECT_EQ(detail::RuntimeAccess::impl(rt).gemm_plans.size(), 1u);
     // A plan per stream (one that copies operands into its workspace must not run on two at once);
     // pointers, alpha and beta's value come with each call.
     EXPECT_THROW(rt.gemm(p, reinterpret_cast<CUstream>(0x1000)), DriverError);
-    EXPECT_EQ(rt.impl().gemm_plans.size(), 2u);
+    EXPECT_EQ(detail::RuntimeAccess::impl(rt).gemm_plans.size(), 2u);
     p.a.ptr += 1 << 20;
     EXPECT_THROW(rt.gemm(p), DriverError);
-    EXPECT_EQ(rt.impl().gemm_plans.size(), 2u);
+    EXPECT_EQ(detail::RuntimeAccess::impl(rt).gemm_plans.size(), 2u);
     p.alpha = 2.f;
     EXPECT_THROW(rt.gemm(p), DriverError);
-    EXPECT_EQ(rt.impl().gemm_plans.size(), 2u);
+    EXPECT_EQ(detail::RuntimeAccess::impl(rt).gemm_plans.size(), 2u);
     // beta on D itself (no C) and beta on a separate C of another dtype are different plans (C is read
     // in both, from other places); another nonzero beta, or a tight leading dimension given as 0 or as a
     // number, is the same plan.
@@ -130,26 +130,26 @@ TEST_F(NoDriver, RuntimeEndsWithItsLastOwnerNotWithTheProcess) {
     EXPECT_THROW(rt.gemm(p), DriverError);
     p.c = {1 << 22, DType::f32, Layout::row_major};
     EXPECT_THROW(rt.gemm(p), DriverError);
-    EXPECT_EQ(rt.impl().gemm_plans.size(), 4u);
+    EXPECT_EQ(detail::RuntimeAccess::impl(rt).gemm_plans.size(), 4u);
     p.c.ld = 256;
     p.beta = -1.f;
     EXPECT_THROW(rt.gemm(p), DriverError);
-    EXPECT_EQ(rt.impl().gemm_plans.size(), 4u);
+    EXPECT_EQ(detail::RuntimeAccess::impl(rt).gemm_plans.size(), 4u);
     // A stream per call, as a server might make: the plans stay bounded.
-    for (std::uintptr_t s = 1; s <= Runtime::Impl::kMaxGemmPlans + 10; ++s)
+    for (std::uintptr_t s = 1; s <= ops::GemmPlans::kMax + 10; ++s)
       EXPECT_THROW(rt.gemm(p, reinterpret_cast<CUstream>(s << 12)), DriverError);
-    EXPECT_LE(rt.impl().gemm_plans.size(), Runtime::Impl::kMaxGemmPlans);
+    EXPECT_LE(detail::RuntimeAccess::impl(rt).gemm_plans.size(), ops::GemmPlans::kMax);
   }
-  EXPECT_EQ(Runtime::Impl::live_count(), before);
+  EXPECT_EQ(jit::Context::live_count(), before);
 
   std::optional<ElementwisePlan> plan;
   {
     Runtime rt;
     plan = rt.plan_elementwise(op);
   }
-  EXPECT_EQ(Runtime::Impl::live_count(), before + 1) << "a user's plan must keep its runtime";
+  EXPECT_EQ(jit::Context::live_count(), before + 1) << "a user's plan must keep its runtime";
   plan.reset();
-  EXPECT_EQ(Runtime::Impl::live_count(), before);
+  EXPECT_EQ(jit::Context::live_count(), before);
 }
 
 // A runtime the program never destroys (leaked, or a static) still lets the process exit cleanly:
@@ -160,7 +160,7 @@ TEST_F(NoDriver, ALeakedRuntimeLetsTheProcessExit) {
   if (std::getenv("TILEJIT_TEST_LEAK_CHILD") != nullptr) {
     auto* leaked = new Runtime;  // NOLINT: the point of the test
     EXPECT_THROW(leaked->elementwise(op, {1024, 2048}, {4096}, 16), DriverError);
-    EXPECT_FALSE(leaked->impl().nvrtc_warmup.valid()) << "NVRTC warmed up without a driver";
+    EXPECT_FALSE(detail::RuntimeAccess::jit(*leaked).nvrtc_warm_up_started()) << "NVRTC warmed up without a driver";
     return;
   }
   test::ScopedEnv child("TILEJIT_TEST_LEAK_CHILD", "1");

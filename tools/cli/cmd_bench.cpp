@@ -6,6 +6,7 @@
 #include "jit/driver.hpp"
 #include "ops/elementwise/codegen.hpp"
 #include "ops/elementwise/elementwise_internal.hpp"
+#include "runtime_impl.hpp"
 
 #include <tilejit/tilejit.hpp>
 
@@ -45,7 +46,7 @@ int bench_launch(int launches, bool gemm) {
   rt.synchronize();
 
   // The same function the plan launches, for a bare cuLaunchKernel with the same parameters.
-  auto& impl = rt.impl();
+  auto& impl = detail::RuntimeAccess::jit(rt);
   auto kernel = impl.cache.get(ops::elementwise_request(impl, op, plan.config(), plan.config().vector_width, rt.target_arch()));
   CUfunction fn = kernel->function(rt.device_ordinal());
   ops::ElementwiseParams params{};
@@ -140,7 +141,7 @@ struct FirstCallTimes {
 };
 FirstCallTimes time_first_call(Runtime& rt, const ElementwiseOp& op, DevicePtrs in, DevicePtrs out, std::uint64_t n) {
   auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  auto& impl = rt.impl();
+  auto& impl = detail::RuntimeAccess::jit(rt);
   const auto before = rt.stats();
   const auto t0 = Clock::now();
   ElementwisePlan plan = rt.plan_elementwise(op);
@@ -176,7 +177,7 @@ int bench_first_call(bool warm_loader) {
   double warm_ms = 0;
   if (warm_loader) {
     const auto w0 = Clock::now();
-    jit::make_current(rt.impl().context(), rt.device_ordinal());
+    jit::make_current(detail::RuntimeAccess::jit(rt).context(), rt.device_ordinal());
     CUmodule m = nullptr;
     jit::check(jit::driver().cuModuleLoadData(&m, kWarmLoaderPtx), "cuModuleLoadData", rt.device_ordinal(), "loader warm-up");
     jit::driver().cuModuleUnload(m);

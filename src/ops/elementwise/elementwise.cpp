@@ -4,7 +4,6 @@
 #include "ops/elementwise/expression.hpp"
 
 #include "jit/driver.hpp"
-#include "runtime_impl.hpp"
 #include "util/log.hpp"
 
 #include <tilejit/elementwise.hpp>
@@ -54,7 +53,7 @@ void validate_elementwise(const ElementwiseOp& op) { ops::validate_op(op); }
 std::span<const std::string_view> elementwise_functions() { return ops::allowed_functions(); }
 
 namespace ops {
-jit::KernelRequest elementwise_request(const Runtime::Impl& rt, const ElementwiseOp& op, const ElementwiseConfig& config,
+jit::KernelRequest elementwise_request(const jit::Context& rt, const ElementwiseOp& op, const ElementwiseConfig& config,
                                        int vector_width, const std::string& arch) {
   jit::KernelRequest r;
   r.family = "elementwise";
@@ -76,7 +75,7 @@ jit::KernelRequest elementwise_request(const Runtime::Impl& rt, const Elementwis
 namespace detail {
 
 struct ElementwisePlanState {
-  std::shared_ptr<Runtime::Impl> rt;
+  std::shared_ptr<jit::Context> rt;
   ElementwiseOp op;
   ElementwiseConfig config;
   std::size_t operand_size[kMaxElementwiseInputs + kMaxElementwiseOutputs] = {};
@@ -108,11 +107,13 @@ struct ElementwisePlanState {
 
 namespace {
 
-std::shared_ptr<detail::ElementwisePlanState> make_plan_state(const std::shared_ptr<Runtime::Impl>& rt,
-                                                              const ElementwiseOp& op, const ElementwiseConfig& config) {
+}  // namespace
+
+std::shared_ptr<detail::ElementwisePlanState> ops::make_elementwise_plan(std::shared_ptr<jit::Context> rt, const ElementwiseOp& op,
+                                                                         const ElementwiseConfig& config) {
   ops::validate_op(op);
   auto s = std::make_shared<detail::ElementwisePlanState>();
-  s->rt = rt;
+  s->rt = std::move(rt);
   s->op = op;
   s->config = ops::resolve_config(op, config);
   std::size_t k = 0;
@@ -121,6 +122,8 @@ std::shared_ptr<detail::ElementwisePlanState> make_plan_state(const std::shared_
   for (std::size_t i = 0; i < op.scalars.size(); ++i) write_scalar(s->params.scalar[i], op.scalars[i].value);
   return s;
 }
+
+namespace {
 
 std::uint64_t signature_hash(const ElementwiseOp& op) {
   XXH3_state_t st;
@@ -170,7 +173,11 @@ void ElementwisePlan::run(DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n
 
 void ElementwisePlan::run(DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n, std::span<const ScalarValue> scalars,
                           CUstream stream) const {
-  detail::ElementwisePlanState& s = *state_;
+  ops::run_elementwise_plan(*state_, inputs, outputs, n, scalars, stream);
+}
+
+void ops::run_elementwise_plan(detail::ElementwisePlanState& s, DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n,
+                               std::span<const ScalarValue> scalars, CUstream stream) {
   const ElementwiseOp& op = s.op;
   if (inputs.size() != op.inputs.size())
     throw InvalidArgument(fmt::format("elementwise '{}': {} input pointers given, the op declares {}", op.body, inputs.size(), op.inputs.size()));
@@ -252,42 +259,61 @@ void ElementwisePlan::run(DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n
 const ElementwiseOp& ElementwisePlan::op() const { return state_->op; }
 const ElementwiseConfig& ElementwisePlan::config() const { return state_->config; }
 
-// ---- Runtime entry points ----------------------------------------------------------------------
+// ---- the plans behind Runtime::elementwise, compile-only, warm-up ----------------------------------
 
-ElementwisePlan Runtime::plan_elementwise(const ElementwiseOp& op) { return plan_elementwise(op, ElementwiseConfig{}); }
+namespace ops {
 
-ElementwisePlan Runtime::plan_elementwise(const ElementwiseOp& op, const ElementwiseConfig& config) {
-  return ElementwisePlan(make_plan_state(impl_, op, config));
-}
-
-void Runtime::elementwise(const ElementwiseOp& op, DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n, CUstream stream) {
+void ElementwisePlans::run(const std::shared_ptr<jit::Context>& jit, const ElementwiseOp& op, DevicePtrs inputs, DevicePtrs outputs,
+                           std::uint64_t n, CUstream stream) {
   const std::uint64_t h = signature_hash(op);
   std::shared_ptr<detail::ElementwisePlanState> state;
   {
-    std::lock_guard lock(impl_->plans_mutex);
-    for (const auto& candidate : impl_->elementwise_plans[h])
+    std::lock_guard lock(mutex_);
+    for (const auto& candidate : plans_[h])
       if (same_signature(candidate->op, op)) {
         state = candidate;
         break;
       }
-    if (state) impl_->cache.note_memory_hit();
+    if (state) jit->cache.note_memory_hit();
   }
   if (!state) {
-    state = make_plan_state(impl_->unowned(), op, ElementwiseConfig{});  // kept inside the Impl
-    std::lock_guard lock(impl_->plans_mutex);
-    impl_->elementwise_plans[h].push_back(state);
+    state = make_elementwise_plan(jit, op, ElementwiseConfig{});
+    std::lock_guard lock(mutex_);
+    plans_[h].push_back(state);
   }
   // The op's current scalar values, not those the plan was made with.
   ScalarValue values[kMaxElementwiseScalars] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
   for (std::size_t i = 0; i < op.scalars.size(); ++i) values[i] = op.scalars[i].value;
-  ElementwisePlan(state).run(inputs, outputs, n, std::span<const ScalarValue>(values, op.scalars.size()), stream);
+  run_elementwise_plan(*state, inputs, outputs, n, std::span<const ScalarValue>(values, op.scalars.size()), stream);
 }
 
-CompiledKernelInfo Runtime::compile_elementwise(const ElementwiseOp& op, const ElementwiseConfig& config) {
-  auto state = make_plan_state(impl_, op, config);
+std::size_t ElementwisePlans::size() const {
+  std::lock_guard lock(mutex_);
+  std::size_t n = 0;
+  for (const auto& [h, list] : plans_) n += list.size();
+  return n;
+}
+
+CompiledKernelInfo compile_elementwise(std::shared_ptr<jit::Context> jit, const ElementwiseOp& op, const ElementwiseConfig& config) {
+  auto state = make_elementwise_plan(std::move(jit), op, config);
   const int variant = std::countr_zero(static_cast<unsigned>(state->config.vector_width));
   auto kernel = state->kernel(variant);
-  return describe_kernel(*kernel, state->compiled_here[variant]);
+  return jit::describe_kernel(*kernel, state->compiled_here[variant]);
 }
+
+void warm_up_first_call_host_path(const jit::Context& jit) {
+  const ElementwiseOp op{.body = "z = x * a + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}},
+                         .scalars = {{"a", 2.f}}};
+  validate_op(op);
+  const ElementwiseConfig config = resolve_config(op, ElementwiseConfig{});
+  const jit::KernelKey key = jit.cache.key_for(elementwise_request(jit, op, config, config.vector_width, "sm_90"));
+  jit::DiskEntry entry;
+  entry.key_text = key.text;
+  entry.cubin = "warm-up";
+  std::string problem;
+  (void)jit::decode_entry(jit::encode_entry(entry), &problem);
+}
+
+}  // namespace ops
 
 }  // namespace tilejit

@@ -164,7 +164,7 @@ void validate_gemm(const GemmProblem& in) {
 
 namespace ops {
 
-jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, const GemmVariant& v, const std::string& arch) {
+jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, const GemmVariant& v, const std::string& arch) {
   const GemmConfig& c = v.config;
   const bool simt = c.kind == GemmKind::simt;
   int lm = 0, ln = 0;
@@ -227,7 +227,7 @@ struct GemmPlanState {
     std::shared_ptr<jit::Kernel> kernel;
     CUfunction fn = nullptr;
   };
-  std::shared_ptr<Runtime::Impl> rt;
+  std::shared_ptr<jit::Context> rt;
   GemmProblem problem;         // normalized, as the user gave it
   GemmProblem kernel_problem;  // what the kernel computes: `problem`, or with config.swap_ab its transpose
   GemmConfig config;
@@ -296,10 +296,10 @@ struct GemmPlanState {
 namespace {
 
 // The second half of plan creation, on the problem the kernel computes (s->kernel_problem).
-std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Runtime::Impl>& rt, std::shared_ptr<detail::GemmPlanState> s,
+std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<jit::Context>& rt, std::shared_ptr<detail::GemmPlanState> s,
                                                         const std::function<int()>& device_sms);
 
-std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runtime::Impl>& rt, const GemmProblem& in,
+std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<jit::Context>& rt, const GemmProblem& in,
                                                       const GemmConfig* forced) {
   validate_gemm(in);
   auto s = std::make_shared<detail::GemmPlanState>();
@@ -340,7 +340,7 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<Runt
   return finish_gemm_plan(rt, std::move(s), device_sms);
 }
 
-std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Runtime::Impl>& rt, std::shared_ptr<detail::GemmPlanState> s,
+std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<jit::Context>& rt, std::shared_ptr<detail::GemmPlanState> s,
                                                         const std::function<int()>& device_sms) {
   validate_gemm_config(s->config, s->problem, s->target);  // (of the user's problem; it swaps as the config says)
   const GemmProblem& p = s->kernel_problem;
@@ -394,7 +394,7 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<Ru
 
 }  // namespace
 
-std::size_t GemmSignature::Hash::operator()(const GemmSignature& s) const noexcept {
+std::size_t ops::GemmSignature::Hash::operator()(const GemmSignature& s) const noexcept {
   return XXH3_64bits(s.words.data(), sizeof(s.words));
 }
 
@@ -404,8 +404,8 @@ namespace {
 // the plan) and its alpha and beta (values the kernel takes at each launch; only whether beta is 0
 // counts), and the stream: Runtime::gemm keeps a plan per stream, since a plan
 // that copies operands into its workspace must not run on two streams at once.
-GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
-  GemmSignature s;
+ops::GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
+  ops::GemmSignature s;
   std::size_t i = 0;
   auto put = [&](std::uint64_t v) { s.words[i++] = v; };
   put(static_cast<std::uint64_t>(p.m)), put(static_cast<std::uint64_t>(p.n)), put(static_cast<std::uint64_t>(p.k));
@@ -471,36 +471,34 @@ void GemmPlan::run(const GemmPointers& pointers, CUstream stream) const {
 const GemmConfig& GemmPlan::config() const { return state_->config; }
 const GemmProblem& GemmPlan::problem() const { return state_->problem; }
 
-GemmPlan Runtime::plan_gemm(const GemmProblem& problem) {
-  auto s = make_gemm_plan(impl_, problem, nullptr);
+namespace ops {
+
+std::shared_ptr<detail::GemmPlanState> make_prepared_gemm_plan(const std::shared_ptr<jit::Context>& jit, const GemmProblem& problem,
+                                                               const GemmConfig* config) {
+  auto s = make_gemm_plan(jit, problem, config);
   s->prepare();
-  return GemmPlan(std::move(s));
-}
-GemmPlan Runtime::plan_gemm(const GemmProblem& problem, const GemmConfig& config) {
-  auto s = make_gemm_plan(impl_, problem, &config);
-  s->prepare();
-  return GemmPlan(std::move(s));
+  return s;
 }
 
-void Runtime::gemm(const GemmProblem& user_problem, CUstream stream) {
+void GemmPlans::run(const std::shared_ptr<jit::Context>& jit, const GemmProblem& user_problem, CUstream stream) {
   // Normalized first: a call without C (beta applying to D) and one with a separate C must not share
   // a plan, nor tight leading dimensions given as 0 and as numbers make two.
-  const GemmProblem problem = ops::normalized(user_problem);
+  const GemmProblem problem = normalized(user_problem);
   const GemmSignature sig = gemm_signature(problem, stream);
   std::shared_ptr<detail::GemmPlanState> state;
   {
-    std::lock_guard lock(impl_->plans_mutex);
-    auto it = impl_->gemm_plans.find(sig);
-    if (it != impl_->gemm_plans.end()) state = it->second;
+    std::lock_guard lock(mutex_);
+    auto it = plans_.find(sig);
+    if (it != plans_.end()) state = it->second;
   }
   if (!state) {
-    state = make_gemm_plan(impl_->unowned(), problem, nullptr);  // kept inside the Impl; validation and configuration only
-    if (impl_->device_state().ok) {
+    state = make_gemm_plan(jit, problem, nullptr);  // validation and configuration only
+    if (jit->device_state().ok) {
       // A new plan compiles or loads its kernel and may allocate workspaces: not while the stream is
       // being captured into a CUDA graph (the capture would break). Refused before anything happens.
-      jit::make_current(impl_->context(), impl_->device_ordinal);
+      jit::make_current(jit->context(), jit->device_ordinal);
       CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-      jit::check(jit::driver().cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing", impl_->device_ordinal, "Runtime::gemm");
+      jit::check(jit::driver().cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing", jit->device_ordinal, "Runtime::gemm");
       if (status != CU_STREAM_CAPTURE_STATUS_NONE)
         throw InvalidArgument(fmt::format("Runtime::gemm: the first call for a {}x{}x{} problem on this stream loads its kernel and may "
                                           "allocate workspace, which cannot happen while the stream is being captured into a CUDA graph; "
@@ -508,26 +506,33 @@ void Runtime::gemm(const GemmProblem& user_problem, CUstream stream) {
                                           problem.m, problem.n, problem.k));
       state->prepare();
     }
-    std::lock_guard lock(impl_->plans_mutex);
-    if (impl_->gemm_plans.size() >= Runtime::Impl::kMaxGemmPlans) {
-      util::log().debug("Runtime::gemm: {} plans kept; starting over", impl_->gemm_plans.size());
-      impl_->gemm_plans.clear();
+    std::lock_guard lock(mutex_);
+    if (plans_.size() >= kMax) {
+      util::log().debug("Runtime::gemm: {} plans kept; starting over", plans_.size());
+      plans_.clear();
     }
-    impl_->gemm_plans[sig] = state;
+    plans_[sig] = state;
   } else {
-    impl_->cache.note_memory_hit();
+    jit->cache.note_memory_hit();
   }
-  GemmProblem p = ops::with_pointers(state->problem, GemmPointers{.a = problem.a.ptr, .b = problem.b.ptr, .c = problem.c.ptr,
-                                                                  .d = problem.d.ptr, .bias = problem.epilogue.bias});
+  GemmProblem p = with_pointers(state->problem, GemmPointers{.a = problem.a.ptr, .b = problem.b.ptr, .c = problem.c.ptr,
+                                                             .d = problem.d.ptr, .bias = problem.epilogue.bias});
   p.alpha = problem.alpha, p.beta = problem.beta;
   launch_with(*state, p, stream);
 }
 
-CompiledKernelInfo Runtime::compile_gemm(const GemmProblem& problem, const GemmConfig* config) {
-  auto s = make_gemm_plan(impl_, problem, config);
+std::size_t GemmPlans::size() const {
+  std::lock_guard lock(mutex_);
+  return plans_.size();
+}
+
+CompiledKernelInfo compile_gemm(const std::shared_ptr<jit::Context>& jit, const GemmProblem& problem, const GemmConfig* config) {
+  auto s = make_gemm_plan(jit, problem, config);
   bool compiled = false;
   auto kernel = s->kernel(s->own, &compiled);
-  return describe_kernel(*kernel, compiled);
+  return jit::describe_kernel(*kernel, compiled);
 }
+
+}  // namespace ops
 
 }  // namespace tilejit

@@ -1,14 +1,23 @@
 // GEMM internals shared by validation, heuristics, code generation and the launch path.
 #pragma once
 
+#include "jit/context.hpp"
 #include "jit/kernel_cache.hpp"
-#include "runtime_impl.hpp"
 
 #include <tilejit/gemm.hpp>
 
 #include <string>
 
-namespace tilejit::ops {
+#include <array>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace tilejit {
+namespace detail {
+struct GemmPlanState;
+}
+namespace ops {
 
 // Host mirror of tilejit::gemm_params in kernels_templates/tilejit/gemm_common.cuh.
 struct GemmParams {
@@ -83,8 +92,44 @@ void simt_lanes(const GemmConfig& cfg, int& lm, int& ln);
 // The widest global copy the operands' alignment allows for this configuration.
 GemmVariant gemm_variant(const GemmConfig& cfg, const GemmProblem& p);
 
-jit::KernelRequest gemm_request(const Runtime::Impl& rt, const GemmProblem& p, const GemmVariant& v, const std::string& arch);
+jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, const GemmVariant& v, const std::string& arch);
 // Maximum dynamic shared memory per block of an arch, for validation without a device.
 int arch_shared_memory_limit(const std::string& arch);
 
-}  // namespace tilejit::ops
+// A plan for a problem (validated, configured); `config` (optional) forces the configuration.
+// With a usable device the plan's kernel is loaded and its workspaces allocated now (see prepare()).
+std::shared_ptr<detail::GemmPlanState> make_prepared_gemm_plan(const std::shared_ptr<jit::Context>& jit, const GemmProblem& problem,
+                                                               const GemmConfig* config);
+// The kernel plan_gemm would use, compiled or from a cache, with no device needed.
+CompiledKernelInfo compile_gemm(const std::shared_ptr<jit::Context>& jit, const GemmProblem& problem, const GemmConfig* config);
+
+// A GEMM problem without its pointers, and the stream of a Runtime::gemm call: the key of the plans
+// Runtime::gemm keeps, compared whole (a hash collision is a miss, never another problem's plan).
+struct GemmSignature {
+  std::array<std::uint64_t, 16> words{};
+  friend bool operator==(const GemmSignature&, const GemmSignature&) = default;
+  struct Hash {
+    std::size_t operator()(const GemmSignature& s) const noexcept;
+  };
+};
+
+// The plans behind Runtime::gemm, one per problem signature (everything but the pointers and the
+// values of alpha and beta) and stream. Bounded: a program that makes a stream per request would
+// otherwise add a plan (and perhaps a workspace) per stream forever. Past the bound the map starts
+// over; plans in use stay alive with their callers, and new ones find their kernels in the memory
+// cache.
+class GemmPlans {
+ public:
+  static constexpr std::size_t kMax = 1024;
+  // Finds or makes the plan for the problem and stream, then launches it with the call's pointers,
+  // alpha and beta.
+  void run(const std::shared_ptr<jit::Context>& jit, const GemmProblem& problem, CUstream stream);
+  std::size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<GemmSignature, std::shared_ptr<detail::GemmPlanState>, GemmSignature::Hash> plans_;
+};
+
+}  // namespace ops
+}  // namespace tilejit

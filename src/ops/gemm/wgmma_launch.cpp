@@ -38,7 +38,7 @@ std::string tma_unready_reason(const GemmProblem& p, bool is_a) {
   return "";
 }
 
-WgmmaLauncher::WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProblem& problem, const GemmConfig& config,
+WgmmaLauncher::WgmmaLauncher(std::shared_ptr<jit::Context> rt, const GemmProblem& problem, const GemmConfig& config,
                              std::optional<MatrixRef> a_source, std::optional<MatrixRef> b_source)
     : rt_(std::move(rt)), problem_(problem), config_(config), a_source_(std::move(a_source)), b_source_(std::move(b_source)) {}
 

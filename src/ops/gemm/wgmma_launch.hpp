@@ -29,7 +29,7 @@ class WgmmaLauncher {
  public:
   // a_source, b_source: where the kernel's K-major A or B is a transposed copy (wgmma_transposes_a,
   // wgmma_transposes_b), the operand as the user stores it (its pointer comes with each launch).
-  WgmmaLauncher(std::shared_ptr<Runtime::Impl> rt, const GemmProblem& problem, const GemmConfig& config,
+  WgmmaLauncher(std::shared_ptr<jit::Context> rt, const GemmProblem& problem, const GemmConfig& config,
                 std::optional<MatrixRef> a_source = std::nullopt, std::optional<MatrixRef> b_source = std::nullopt);
   ~WgmmaLauncher();
   WgmmaLauncher(const WgmmaLauncher&) = delete;
@@ -88,7 +88,7 @@ class WgmmaLauncher {
               int box_bytes = 128) const;
   const TensorMaps& tensor_maps(const MatrixRef& a, const MatrixRef& b, const MatrixRef& d);
 
-  std::shared_ptr<Runtime::Impl> rt_;
+  std::shared_ptr<jit::Context> rt_;
   GemmProblem problem_;
   GemmConfig config_;
   std::optional<MatrixRef> a_source_, b_source_;

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Checks the include graph of src/: arrows point down the layers only (util <- jit <- ops <- the
+facade at src/ itself) and no file includes itself through others (no circle).
+
+    python3 tools/check_layers.py [SRC_DIR]   (exit 1 with every offending include listed)
+"""
+import os
+import re
+import sys
+
+LAYERS = {"util": 0, "jit": 1, "ops": 2, "facade": 3}
+
+
+def layer(path):
+    top = path.split("/", 1)[0] if "/" in path else ""
+    return top if top in ("util", "jit", "ops") else "facade"
+
+
+def main(argv):
+    src = argv[0] if argv else os.path.join(os.path.dirname(__file__), "..", "src")
+    graph = {}
+    for root, _, files in os.walk(src):
+        for f in files:
+            if not f.endswith((".hpp", ".cpp", ".inc")):
+                continue
+            rel = os.path.relpath(os.path.join(root, f), src)
+            with open(os.path.join(src, rel)) as fh:
+                text = fh.read()
+            graph[rel] = [inc for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M) if os.path.exists(os.path.join(src, inc))]
+    problems = []
+    for f, incs in sorted(graph.items()):
+        for inc in incs:
+            if LAYERS[layer(inc)] > LAYERS[layer(f)]:
+                problems.append(f"{f} includes {inc}: {layer(f)} must not depend on {layer(inc)} (a layer above it)")
+    state, stack = {}, []
+
+    def visit(u):
+        state[u] = 1
+        stack.append(u)
+        for v in graph.get(u, []):
+            if state.get(v) == 1:
+                problems.append("include circle: " + " -> ".join(stack[stack.index(v):] + [v]))
+            elif not state.get(v):
+                visit(v)
+        stack.pop()
+        state[u] = 2
+
+    for u in sorted(graph):
+        if not state.get(u):
+            visit(u)
+    for p in problems:
+        print(p)
+    print(f"check_layers: {len(graph)} files, {sum(len(v) for v in graph.values())} includes, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
