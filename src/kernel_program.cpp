@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
 #include <cctype>
 #include <mutex>
 #include <set>

@@ -10,14 +10,6 @@
 #include <tilejit/gemm.hpp>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <pthread.h>
-
-#include <atomic>
-#include <condition_variable>
-#include <cstdlib>
-#include <mutex>
 
 namespace tilejit {
 

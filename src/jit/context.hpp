@@ -66,8 +66,10 @@ class Context {
   // Started by the owner once, right after construction.
   void start_key_warm_up(std::function<void()> host_path);
 
-  // Impls alive in this process; tests use it to show that no context outlives its owners.
+  // Contexts alive in this process; tests use it to show that no context outlives its owners.
   static int live_count() noexcept;
+  // Whether the NVRTC warm-up has started (never without a driver).
+  bool nvrtc_warm_up_started() const noexcept { return nvrtc_warmup_.valid(); }
 
  private:
   // NVRTC's start-up (about 100 ms on the H200's machines) runs on another thread from the start of
@@ -83,9 +85,6 @@ class Context {
   std::future<void> nvrtc_warmup_;
   std::once_flag device_once_;
   DeviceState device_;
-
- public:
-  bool nvrtc_warm_up_started() const noexcept { return nvrtc_warmup_.valid(); }
 };
 
 // What a compile-only entry point reports about a kernel; compiled_here: this call compiled it.
