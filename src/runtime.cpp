@@ -3,11 +3,14 @@
 #include "runtime_impl.hpp"
 
 #include "jit/driver.hpp"
+#include "jit/program.hpp"
 #include "util/log.hpp"
+#include "util/settings.hpp"
 
 #include <tilejit/error.hpp>
 #include <tilejit/elementwise.hpp>
 #include <tilejit/gemm.hpp>
+#include <tilejit/kernel.hpp>
 
 #include <fmt/format.h>
 
@@ -93,6 +96,21 @@ void Runtime::gemm(const GemmProblem& problem, CUstream stream) { impl_->gemm_pl
 
 CompiledKernelInfo Runtime::compile_gemm(const GemmProblem& problem, const GemmConfig* config) {
   return ops::compile_gemm(impl_->jit, problem, config);
+}
+
+// ---- users' programs: the same JIT core, family "user" ---------------------------------------
+
+Program Runtime::program(const KernelSource& source, const std::vector<std::string>& name_expressions) {
+  const auto& j = impl_->jit;
+  return jit::make_program(j, jit::program_request(*j, source, name_expressions, j->arch(true)));
+}
+
+CompiledKernelInfo Runtime::compile_program(const KernelSource& source, const std::vector<std::string>& name_expressions,
+                                            const std::string& arch) {
+  jit::Context& j = *impl_->jit;
+  const std::string target = arch.empty() ? j.arch(true) : arch;
+  if (!util::is_valid_arch(target)) throw InvalidArgument(fmt::format("architecture '{}' is not valid: expected sm_80, sm_90a, ...", target));
+  return jit::compile_program(j, jit::program_request(j, source, name_expressions, target));
 }
 
 // ---- DeviceBuffer ------------------------------------------------------------------------------

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <tilejit/dtype.hpp>
+#include <tilejit/kernel.hpp>
 #include <tilejit/runtime.hpp>
 
 #include <cstdint>
@@ -109,6 +110,11 @@ class ElementwisePlan {
            CUstream stream = nullptr) const;
   const ElementwiseOp& op() const;
   const ElementwiseConfig& config() const;  // the configuration chosen (no zeros)
+  // The kernel run() launches for operands aligned to `vector_width` elements (0: the config's
+  // width, the one for aligned operands), compiled or from a cache now and loaded at first use: a
+  // Kernel of the same API as users' own (its attributes, its CUfunction). Its one parameter is the
+  // op's parameter block (kernels_templates/elementwise.cuh).
+  Kernel kernel(int vector_width = 0) const;
 
  private:
   friend class Runtime;

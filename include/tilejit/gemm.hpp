@@ -17,6 +17,7 @@
 
 #include <tilejit/dtype.hpp>
 #include <tilejit/gemm_config.hpp>
+#include <tilejit/kernel.hpp>
 #include <tilejit/runtime.hpp>
 
 #include <cstdint>
@@ -88,6 +89,10 @@ class GemmPlan {
   void run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, CUstream stream = nullptr) const;
   const GemmConfig& config() const;
   const GemmProblem& problem() const;
+  // The kernel run() launches for the plan's own pointers, compiled or from a cache: a Kernel of the
+  // same API as users' own (attributes: registers, shared memory; its CUfunction). Other pointers
+  // may take another variant (narrower copies for unaligned operands).
+  Kernel kernel() const;
 
  private:
   friend class Runtime;

@@ -15,9 +15,12 @@
 // Device code may include the tile API and the arch helpers from the library's own headers:
 // `#include <tilejit/tile.cuh>` (spans, partition views, masked loads and stores: the CUDA Tile C++
 // model on CUDA 13.0), `<tilejit/mma_sm80.cuh>`, `<tilejit/sm90.cuh>`, `<tilejit/grid_dependency.cuh>`.
+//
+// The built-in operations are clients of this same API: an ElementwisePlan or a GemmPlan hands out
+// the Kernel it launches (plan.kernel()), with the same attributes and argument checks.
 #pragma once
 
-#include <tilejit/runtime.hpp>
+#include <tilejit/info.hpp>
 
 #include <cuda.h>
 
@@ -74,7 +77,8 @@ struct KernelAttributes {
 
 namespace detail {
 struct ProgramState;
-}
+struct ProgramAccess;
+}  // namespace detail
 
 // One kernel of a Program: its module loads on the runtime's device at first use.
 class Kernel {
@@ -83,6 +87,9 @@ class Kernel {
   const std::string& symbol() const noexcept;  // its lowered (mangled) name in the cubin
   // Throws DriverError where there is no usable device.
   const KernelAttributes& attributes() const;
+  // The driver's handle, the module loaded on the runtime's device at first use, for calling the
+  // driver yourself (cuLaunchKernel, cuOccupancy*); throws DriverError where there is no usable device.
+  CUfunction function() const;
   // Raises the dynamic shared memory a launch may ask for (above 48 KB needs this).
   void set_max_dynamic_shared_bytes(int bytes) const;
 
@@ -102,6 +109,7 @@ class Kernel {
 
  private:
   friend class Program;
+  friend struct detail::ProgramAccess;
   Kernel(std::shared_ptr<detail::ProgramState> program, std::size_t index) : program_(std::move(program)), index_(index) {}
   std::shared_ptr<detail::ProgramState> program_;
   std::size_t index_;
@@ -117,7 +125,7 @@ class Program {
   const CompiledKernelInfo& info() const noexcept;
 
  private:
-  friend class Runtime;
+  friend struct detail::ProgramAccess;
   explicit Program(std::shared_ptr<detail::ProgramState> state) : state_(std::move(state)) {}
   std::shared_ptr<detail::ProgramState> state_;
 };

@@ -2,11 +2,13 @@
 // references (poisoned outputs, guard bytes after them), the seed's vectorAdd on the tile API,
 // arguments checked against the kernel's parameters before launch, attributes, clusters and
 // programmatic dependent launch.
+#include "gemm_case.hpp"
 #include "host_data.hpp"
 #include "test_support.hpp"
 #include "util/host_dtype.hpp"
 
 #include <tilejit/tilejit.hpp>
+#include <tilejit/tooling.hpp>
 
 #include <cmath>
 #include <random>
@@ -227,6 +229,49 @@ __global__ void step(const float* x, float* y, int n) {
   rt.synchronize();
   const auto got = a.get();
   for (int i = 0; i < n; ++i) ASSERT_EQ(reinterpret_cast<const float*>(got.data())[i], 100.f) << i;
+}
+
+// The built-in ops' kernels are public Kernels: their attributes read like a user's, a bare
+// cuLaunchKernel of an elementwise plan's kernel with its parameter block does what run() does, and
+// a GEMM plan's wgmma kernel takes its parameter block and three tensor maps by value.
+TEST_F(UserKernelsGpu, BuiltInKernelsAreKernelsOfThePublicApi) {
+  ElementwisePlan plan = rt.plan_elementwise(
+      {.body = "z = x * a + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}, .scalars = {{"a", 2.f}}});
+  const KernelAttributes& attrs = plan.kernel().attributes();
+  EXPECT_EQ(attrs.parameter_sizes, (std::vector<std::size_t>{168}));
+  EXPECT_GT(attrs.registers, 0);
+  EXPECT_GE(attrs.max_threads_per_block, plan.config().threads);
+  const int n = 100003;
+  std::vector<float> x(n), y(n);
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_real_distribution<float> u(-2.f, 2.f);
+  for (int i = 0; i < n; ++i) x[i] = u(rng), y[i] = u(rng);
+  Buffer dx(rt, x.data(), n * 4), dy(rt, y.data(), n * 4), dz(rt, nullptr, n * 4, /*poison=*/true);
+  std::vector<std::byte> params = tooling::elementwise_arguments(plan, {dx.dev.ptr(), dy.dev.ptr()}, {dz.dev.ptr()}, n);
+  void* args[] = {params.data()};
+  const unsigned grid = static_cast<unsigned>((n + plan.config().tile - 1) / plan.config().tile);
+  tooling::check(tooling::driver().cuLaunchKernel(plan.kernel().function(), grid, 1, 1, static_cast<unsigned>(plan.config().threads), 1, 1,
+                                                  0, nullptr, args, nullptr),
+                 "cuLaunchKernel");
+  rt.synchronize();
+  const auto got = dz.get();
+  for (int i = 0; i < n; ++i) ASSERT_EQ(reinterpret_cast<const float*>(got.data())[i], x[i] * 2.f + y[i]) << i;
+  EXPECT_TRUE(dz.guard_intact());
+
+  GemmProblem p;
+  p.m = p.n = 512, p.k = 256;
+  p.a = {0, DType::bf16, Layout::row_major};
+  p.b = {0, DType::bf16, Layout::col_major};
+  p.d = {0, DType::bf16, Layout::row_major};
+  cli::GemmCase g(rt, p, false, fresh_seed());
+  GemmPlan gp = rt.plan_gemm(g.problem);
+  ASSERT_EQ(gp.config().kind, GemmKind::wgmma);
+  const KernelAttributes& ga = gp.kernel().attributes();
+  EXPECT_EQ(ga.parameter_sizes, (std::vector<std::size_t>{168, 128, 128, 128}));
+  EXPECT_GE(ga.max_dynamic_shared_bytes, 48 * 1024);  // the plan raised it for its pipeline
+  gp.run();
+  rt.synchronize();
+  EXPECT_LT(g.relative_error(), 1e-2);
 }
 
 }  // namespace

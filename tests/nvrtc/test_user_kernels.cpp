@@ -5,8 +5,10 @@
 #include "test_support.hpp"
 
 #include <tilejit/tilejit.hpp>
+#include <tilejit/tooling.hpp>
 
 #include <fstream>
+#include <set>
 
 namespace tilejit {
 namespace {
@@ -169,6 +171,69 @@ TEST(UserKernelsErrors, BadInputIsRefusedBeforeCompiling) {
   }
   EXPECT_EQ(rt.stats().compiles, 0u);  // nothing reached NVRTC
   EXPECT_GT(rt.compile_program(ok, {"k"}).cubin_bytes, 0u);  // the reference case compiles
+}
+
+// The built-in operations are clients of the same public kernel API: their plans hand out the
+// Kernel they launch, compiled through the same key rules and caches, listed in the disk cache
+// with their own family. Without a GPU the kernels compile; loading them says why it cannot.
+TEST(BuiltInOps, PlansHandOutTheirKernelsThroughThePublicApi) {
+  test::TempDir cache;
+  Runtime rt = runtime_for("sm_90a", cache);
+  ElementwisePlan ew = rt.plan_elementwise(
+      {.body = "z = x * a + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}, .scalars = {{"a", 2.f}}});
+  Kernel k = ew.kernel();
+  EXPECT_NE(k.name().find("tilejit::elementwise_kernel<"), std::string::npos) << k.name();
+  EXPECT_FALSE(k.symbol().empty());
+  EXPECT_THROW(k.attributes(), DriverError);  // no device here: the kernel compiled, it cannot load
+  EXPECT_EQ(rt.stats().compiles, 1u);
+  Kernel narrow = ew.kernel(1);  // the variant for operands aligned to one element: its own program
+  EXPECT_NE(narrow.name(), k.name());
+  EXPECT_EQ(rt.stats().compiles, 2u);
+  EXPECT_EQ(ew.kernel().name(), k.name());  // the plan keeps its kernels: no compile, no lookup
+  EXPECT_EQ(rt.stats().compiles, 2u);
+  EXPECT_THROW(ew.kernel(3), InvalidArgument);
+  EXPECT_THROW(ew.kernel(32), InvalidArgument);
+
+  GemmProblem p;
+  p.m = p.n = 256, p.k = 128;
+  p.a = {0x1000, DType::bf16, Layout::row_major};
+  p.b = {0x100000, DType::bf16, Layout::col_major};
+  p.d = {0x200000, DType::bf16, Layout::row_major};
+  GemmPlan gp = rt.plan_gemm(p);
+  Kernel gk = gp.kernel();
+  EXPECT_NE(gk.name().find("tilejit::gemm_wgmma_kernel<"), std::string::npos) << gk.name();
+  EXPECT_THROW(gk.attributes(), DriverError);
+
+  // The disk cache lists them through the tooling API as any entry: families and name expressions.
+  test::ScopedEnv dir("TILEJIT_CACHE_DIR", cache.path().string());
+  std::set<std::string> families, names;
+  for (const auto& e : tooling::CacheDirectory::open().list(true)) {
+    ASSERT_TRUE(e.valid) << e.problem;
+    families.insert(e.meta.family);
+    for (const auto& n : e.meta.name_expressions) names.insert(n);
+  }
+  EXPECT_EQ(families, (std::set<std::string>{"elementwise", "gemm"}));
+  EXPECT_TRUE(names.count(k.name()) && names.count(narrow.name()) && names.count(gk.name()));
+}
+
+// The tooling header's host side: an op inferred from its body, evaluated in float64.
+TEST(Tooling, OpFromBodyAndItsHostReference) {
+  const ElementwiseOp op = tooling::elementwise_op_from_body("t = x * a; y = t + sqrt(w)", DType::f32, DType::f64, {{"a", 3.f}});
+  ASSERT_EQ(op.outputs.size(), 2u);
+  EXPECT_EQ(op.outputs[0].name, "t");
+  EXPECT_EQ(op.outputs[1].dtype, DType::f64);
+  ASSERT_EQ(op.inputs.size(), 2u);
+  EXPECT_EQ(op.inputs[0].name, "x");
+  EXPECT_EQ(op.inputs[1].name, "w");
+  const float x[2] = {1.5f, -2.f}, w[2] = {4.f, 9.f};
+  double t[2] = {}, y[2] = {};
+  tooling::ElementwiseReference(op).run({x, w}, {t, y}, 2);
+  EXPECT_EQ(t[0], 4.5);
+  EXPECT_EQ(y[1], -6.0 + 3.0);
+  EXPECT_THROW(tooling::ElementwiseReference({.body = "y = x +", .inputs = {{"x", DType::f32}}, .outputs = {{"y", DType::f32}}}),
+               InvalidArgument);
+  EXPECT_EQ(tooling::parse_size("2G"), std::optional<std::uint64_t>(2ull << 30));
+  EXPECT_FALSE(tooling::parse_size("2Q"));
 }
 
 }  // namespace

@@ -3,12 +3,8 @@
 #include "commands.hpp"
 #include "gemm_case.hpp"
 
-#include "jit/driver.hpp"
-#include "ops/elementwise/codegen.hpp"
-#include "ops/elementwise/elementwise_internal.hpp"
-#include "runtime_impl.hpp"
-
 #include <tilejit/tilejit.hpp>
+#include <tilejit/tooling.hpp>
 
 #include <fmt/format.h>
 
@@ -37,7 +33,7 @@ Stats summarize(std::vector<double> v) {
 int bench_launch(int launches, bool gemm) {
   Runtime rt;
   if (!require_device(rt, "bench launch")) return kExitFailure;
-  const auto& api = jit::driver();
+  const auto& api = tooling::driver();
   ElementwiseOp op{.body = "z = x + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}}};
   const std::uint64_t n = 1024;  // one block: the GPU side is as short as a launch can be
   auto x = rt.alloc(n * 4), y = rt.alloc(n * 4), z = rt.alloc(n * 4);
@@ -46,21 +42,15 @@ int bench_launch(int launches, bool gemm) {
   rt.synchronize();
 
   // The same function the plan launches, for a bare cuLaunchKernel with the same parameters.
-  auto& impl = detail::RuntimeAccess::jit(rt);
-  auto kernel = impl.cache.get(ops::elementwise_request(impl, op, plan.config(), plan.config().vector_width, rt.target_arch()));
-  CUfunction fn = kernel->function(rt.device_ordinal());
-  ops::ElementwiseParams params{};
-  params.in[0] = reinterpret_cast<const void*>(x.ptr());
-  params.in[1] = reinterpret_cast<const void*>(y.ptr());
-  params.out[0] = reinterpret_cast<void*>(z.ptr());
-  params.n = static_cast<long long>(n);
-  void* args[] = {&params};
+  CUfunction fn = plan.kernel().function();
+  std::vector<std::byte> params = tooling::elementwise_arguments(plan, {x.ptr(), y.ptr()}, {z.ptr()}, n);
+  void* args[] = {params.data()};
   const unsigned threads = static_cast<unsigned>(plan.config().threads);
 
   const CUdeviceptr ins[] = {x.ptr(), y.ptr()};
   const CUdeviceptr outs[] = {z.ptr()};
   std::vector<std::pair<std::string, std::function<void()>>> kinds = {
-      {"bare cuLaunchKernel", [&] { jit::check(api.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel"); }},
+      {"bare cuLaunchKernel", [&] { tooling::check(api.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel"); }},
       {"ElementwisePlan::run", [&] { plan.run(std::span<const CUdeviceptr>(ins), std::span<const CUdeviceptr>(outs), n); }},
       {"Runtime::elementwise", [&] { rt.elementwise(op, std::span<const CUdeviceptr>(ins), std::span<const CUdeviceptr>(outs), n); }},
   };
@@ -93,7 +83,7 @@ int bench_launch(int launches, bool gemm) {
         kinds[k].second();
         times[k].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
       }
-      jit::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
+      tooling::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
     }
   }
   fmt::print("host time per launch over {} launches each (us): median / mean / p10 / p90, overhead = median - bare median\n",
@@ -141,14 +131,13 @@ struct FirstCallTimes {
 };
 FirstCallTimes time_first_call(Runtime& rt, const ElementwiseOp& op, DevicePtrs in, DevicePtrs out, std::uint64_t n) {
   auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  auto& impl = detail::RuntimeAccess::jit(rt);
   const auto before = rt.stats();
   const auto t0 = Clock::now();
   ElementwisePlan plan = rt.plan_elementwise(op);
   const auto t1 = Clock::now();
-  auto kernel = impl.cache.get(ops::elementwise_request(impl, op, plan.config(), plan.config().vector_width, rt.target_arch()));
+  Kernel kernel = plan.kernel();
   const auto t2 = Clock::now();
-  kernel->function(rt.device_ordinal());
+  kernel.function();
   const auto t3 = Clock::now();
   plan.run(in, out, n);
   const auto t4 = Clock::now();
@@ -177,10 +166,10 @@ int bench_first_call(bool warm_loader) {
   double warm_ms = 0;
   if (warm_loader) {
     const auto w0 = Clock::now();
-    jit::make_current(detail::RuntimeAccess::jit(rt).context(), rt.device_ordinal());
+    tooling::make_current(rt);
     CUmodule m = nullptr;
-    jit::check(jit::driver().cuModuleLoadData(&m, kWarmLoaderPtx), "cuModuleLoadData", rt.device_ordinal(), "loader warm-up");
-    jit::driver().cuModuleUnload(m);
+    tooling::check(tooling::driver().cuModuleLoadData(&m, kWarmLoaderPtx), "cuModuleLoadData", "loader warm-up");
+    tooling::driver().cuModuleUnload(m);
     warm_ms = ms(Clock::now() - w0);
   }
   ElementwiseOp op{.body = "z = x * alpha + y", .inputs = {{"x", DType::f32}, {"y", DType::f32}}, .outputs = {{"z", DType::f32}},

@@ -2,11 +2,8 @@
 #include "commands.hpp"
 #include "tar.hpp"
 
-#include "jit/disk_cache.hpp"
-#include "util/files.hpp"
-#include "util/settings.hpp"
-
 #include <tilejit/error.hpp>
+#include <tilejit/tooling.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -19,7 +16,7 @@
 namespace tilejit::cli {
 namespace {
 
-using jit::DiskCache;
+using tooling::CacheDirectory;
 
 struct CacheArgs {
   bool json = false;
@@ -28,13 +25,10 @@ struct CacheArgs {
   bool source = false, sass = false, fix = false;
 };
 
-std::unique_ptr<DiskCache> open_cache(util::Settings& settings) {
-  // Managing the directory works with TILEJIT_CACHE=off too; readonly forbids changes.
-  auto mode = settings.cache == util::CacheMode::readonly ? util::CacheMode::readonly : util::CacheMode::on;
-  return std::make_unique<DiskCache>(settings.cache_dir, mode, settings.cache_max_size);
-}
+// Managing the directory works with TILEJIT_CACHE=off too; readonly forbids changes.
+std::unique_ptr<CacheDirectory> open_cache() { return std::make_unique<CacheDirectory>(CacheDirectory::open()); }
 
-void require_writable(const DiskCache& cache, const char* what) {
+void require_writable(const CacheDirectory& cache, const char* what) {
   if (!cache.writable())
     throw InvalidArgument(fmt::format("cache {}: the cache at {} cannot be changed ({})", what, cache.root().string(),
                                       cache.disabled_reason().empty() ? "TILEJIT_CACHE=readonly" : cache.disabled_reason()));
@@ -57,31 +51,30 @@ std::string source_of(const std::string& key_text) {
   return nl == std::string::npos ? std::string() : key_text.substr(nl + 1);
 }
 
-nlohmann::json entry_json(const jit::EntryInfo& e) {
+nlohmann::json entry_json(const tooling::CacheEntry& e) {
   nlohmann::json j = {{"key", e.key}, {"bytes", e.bytes}, {"last_used", iso_time(e.last_used_unix)}, {"hits", e.hits},
                       {"valid", e.valid}};
   if (!e.valid) j["problem"] = e.problem;
   if (e.valid) {
-    const auto& m = e.entry.meta;
+    const auto& m = e.meta;
     j.update({{"family", m.family},         {"kernel", m.program_name}, {"instantiation", fmt::format("{}", fmt::join(m.name_expressions, ", "))},
               {"symbol", fmt::format("{}", fmt::join(m.lowered_names, ", "))},   {"dtypes", m.dtypes},       {"config", m.config},
               {"name_expressions", m.name_expressions}, {"symbols", m.lowered_names},
               {"arch", m.arch},             {"nvrtc", m.nvrtc_version}, {"options", m.options},
-              {"compile_ms", m.compile_ms}, {"created", iso_time(m.created_unix)}, {"cubin_bytes", e.entry.cubin.size()}});
+              {"compile_ms", m.compile_ms}, {"created", iso_time(m.created_unix)}, {"cubin_bytes", e.cubin.size()}});
   }
   return j;
 }
 
 int cache_stats(const CacheArgs& a) {
-  auto settings = util::Settings::from_environment();
-  auto cache = open_cache(settings);
+  auto cache = open_cache();
   auto c = cache->counters();
   auto entries = cache->list(false);
   std::uint64_t bytes = 0;
   for (const auto& e : entries) bytes += e.bytes;
   nlohmann::json j = {{"directory", cache->root().string()},
                       {"enabled", cache->enabled()},
-                      {"mode", settings.cache == util::CacheMode::readonly ? "readonly" : settings.cache == util::CacheMode::off ? "off" : "on"},
+                      {"mode", tooling::read_settings().cache_mode},
                       {"entries", entries.size()},
                       {"bytes", bytes},
                       {"max_bytes", cache->max_bytes()},
@@ -99,7 +92,7 @@ int cache_stats(const CacheArgs& a) {
     return 0;
   }
   fmt::print("cache directory      {}{}\n", cache->root().string(), cache->enabled() ? "" : fmt::format(" (not usable: {})", cache->disabled_reason()));
-  fmt::print("entries              {} ({} of {})\n", entries.size(), util::format_size(bytes), util::format_size(cache->max_bytes()));
+  fmt::print("entries              {} ({} of {})\n", entries.size(), tooling::format_size(bytes), tooling::format_size(cache->max_bytes()));
   fmt::print("memory hits          {}\ndisk hits            {}\nmisses               {}\n", c.memory_hits, c.disk_hits, c.misses);
   fmt::print("compiles             {} ({:.2f} s)\ncorrupt entries      {}\nwrite errors         {}\nevictions            {}\n",
              c.compiles, static_cast<double>(c.compile_us) * 1e-6, c.corrupt, c.write_errors, c.evictions);
@@ -107,8 +100,7 @@ int cache_stats(const CacheArgs& a) {
 }
 
 int cache_zero_stats() {
-  auto settings = util::Settings::from_environment();
-  auto cache = open_cache(settings);
+  auto cache = open_cache();
   require_writable(*cache, "zero-stats");
   cache->zero_counters();
   fmt::print("counters zeroed in {}\n", cache->root().string());
@@ -116,15 +108,14 @@ int cache_zero_stats() {
 }
 
 int cache_list(const CacheArgs& a) {
-  auto settings = util::Settings::from_environment();
-  auto cache = open_cache(settings);
+  auto cache = open_cache();
   nlohmann::json rows = nlohmann::json::array();
-  std::vector<jit::EntryInfo> shown;
+  std::vector<tooling::CacheEntry> shown;
   for (auto& e : cache->list(true)) {
-    if (!a.kernel.empty() && (!e.valid || (e.entry.meta.program_name.find(a.kernel) == std::string::npos &&
-                                           e.entry.meta.family != a.kernel)))
+    if (!a.kernel.empty() && (!e.valid || (e.meta.program_name.find(a.kernel) == std::string::npos &&
+                                           e.meta.family != a.kernel)))
       continue;
-    if (!a.arch.empty() && (!e.valid || e.entry.meta.arch != a.arch)) continue;
+    if (!a.arch.empty() && (!e.valid || e.meta.arch != a.arch)) continue;
     rows.push_back(entry_json(e));
     shown.push_back(std::move(e));
   }
@@ -139,18 +130,17 @@ int cache_list(const CacheArgs& a) {
       fmt::print("{:<12} INVALID: {}\n", e.key.substr(0, 12), e.problem);
       continue;
     }
-    const auto& m = e.entry.meta;
+    const auto& m = e.meta;
     fmt::print("{:<12} {:<40} {:<22} {:<7} {:>9} {:<20} {:>5}  {}\n", e.key.substr(0, 12), m.program_name, m.dtypes, m.arch,
-               util::format_size(e.bytes), iso_time(e.last_used_unix), e.hits, fmt::join(m.name_expressions, ", "));
+               tooling::format_size(e.bytes), iso_time(e.last_used_unix), e.hits, fmt::join(m.name_expressions, ", "));
   }
   fmt::print("{} entr{}\n", shown.size(), shown.size() == 1 ? "y" : "ies");
   return 0;
 }
 
 int cache_show(const CacheArgs& a) {
-  auto settings = util::Settings::from_environment();
-  auto cache = open_cache(settings);
-  std::vector<jit::EntryInfo> matches;
+  auto cache = open_cache();
+  std::vector<tooling::CacheEntry> matches;
   for (auto& e : cache->list(true))
     if (e.key.starts_with(a.key)) matches.push_back(std::move(e));
   if (matches.empty()) throw InvalidArgument(fmt::format("cache show: no entry with a key starting '{}'", a.key));
@@ -158,7 +148,7 @@ int cache_show(const CacheArgs& a) {
   const auto& e = matches[0];
   if (a.json) {
     auto j = entry_json(e);
-    if (e.valid && a.source) j["source"] = source_of(e.entry.key_text);
+    if (e.valid && a.source) j["source"] = source_of(e.key_text);
     fmt::print("{}\n", j.dump(2));
     return e.valid ? 0 : kExitFailure;
   }
@@ -166,14 +156,14 @@ int cache_show(const CacheArgs& a) {
     fmt::print("{}: INVALID ({})\n", e.key, e.problem);
     return kExitFailure;
   }
-  const auto& m = e.entry.meta;
+  const auto& m = e.meta;
   fmt::print("key            {}\nfile           {}\nkernel         {}\nfamily         {}\ninstantiation  {}\nsymbol         {}\n", e.key,
              e.path.string(), m.program_name, m.family, fmt::join(m.name_expressions, ", "), fmt::join(m.lowered_names, ", "));
   fmt::print("dtypes         {}\nconfig         {}\narch           {}\nnvrtc          {}\noptions        {}\n", m.dtypes, m.config, m.arch,
              m.nvrtc_version, fmt::join(m.options, " "));
   fmt::print("compile        {:.1f} ms\ncreated        {}\nlast used      {}\nhits           {}\ncubin          {} bytes\n", m.compile_ms,
-             iso_time(m.created_unix), iso_time(e.last_used_unix), e.hits, e.entry.cubin.size());
-  if (a.source) fmt::print("--- source ---\n{}", source_of(e.entry.key_text));
+             iso_time(m.created_unix), iso_time(e.last_used_unix), e.hits, e.cubin.size());
+  if (a.source) fmt::print("--- source ---\n{}", source_of(e.key_text));
   if (a.sass) {
     std::string tool;
     for (const char* candidate : {"cuobjdump", "/usr/local/cuda/bin/cuobjdump"}) {
@@ -189,7 +179,7 @@ int cache_show(const CacheArgs& a) {
       return 0;
     }
     std::string tmp = (std::filesystem::temp_directory_path() / fmt::format("tilejit-{}-{}.cubin", e.key, ::getpid())).string();
-    util::write_file(tmp, e.entry.cubin);
+    write_file(tmp, e.cubin);
     std::fflush(stdout);
     fmt::print("--- sass ---\n");
     std::fflush(stdout);
@@ -201,8 +191,7 @@ int cache_show(const CacheArgs& a) {
 }
 
 int cache_verify(const CacheArgs& a) {
-  auto settings = util::Settings::from_environment();
-  auto cache = open_cache(settings);
+  auto cache = open_cache();
   if (a.fix) require_writable(*cache, "verify --fix");
   std::size_t good = 0, bad = 0, fixed = 0;
   nlohmann::json problems = nlohmann::json::array();
@@ -233,12 +222,11 @@ int cache_verify(const CacheArgs& a) {
 }
 
 int cache_prune(const CacheArgs& a) {
-  auto settings = util::Settings::from_environment();
-  auto cache = open_cache(settings);
+  auto cache = open_cache();
   require_writable(*cache, "prune");
   std::uint64_t limit = cache->max_bytes();
   if (!a.max_size.empty()) {
-    auto v = util::parse_size(a.max_size);
+    auto v = tooling::parse_size(a.max_size);
     if (!v) throw InvalidArgument(fmt::format("cache prune --max-size '{}': expected a size such as 500M or 2G", a.max_size));
     limit = *v;
   }
@@ -246,18 +234,17 @@ int cache_prune(const CacheArgs& a) {
   if (a.older_than_days >= 0) older = std::chrono::seconds(static_cast<long long>(a.older_than_days * 86400));
   std::size_t n = cache->prune(limit, older);
   if (n) {
-    jit::CacheCounters c;
+    tooling::CacheCounters c;
     c.evictions = n;
     cache->add_counters(c);
   }
-  fmt::print("removed {} entr{} (limit {}{})\n", n, n == 1 ? "y" : "ies", util::format_size(limit),
+  fmt::print("removed {} entr{} (limit {}{})\n", n, n == 1 ? "y" : "ies", tooling::format_size(limit),
              older ? fmt::format(", unused for {} days", a.older_than_days) : std::string());
   return 0;
 }
 
 int cache_clear() {
-  auto settings = util::Settings::from_environment();
-  auto cache = open_cache(settings);
+  auto cache = open_cache();
   require_writable(*cache, "clear");
   std::size_t n = cache->clear();
   fmt::print("removed {} entr{} from {}\n", n, n == 1 ? "y" : "ies", cache->root().string());
@@ -265,8 +252,7 @@ int cache_clear() {
 }
 
 int cache_export(const CacheArgs& a) {
-  auto settings = util::Settings::from_environment();
-  auto cache = open_cache(settings);
+  auto cache = open_cache();
   std::vector<TarMember> members;
   std::size_t skipped = 0;
   for (const auto& e : cache->list(true)) {
@@ -274,21 +260,20 @@ int cache_export(const CacheArgs& a) {
       ++skipped;
       continue;
     }
-    auto bytes = util::read_file(e.path);
+    auto bytes = read_file(e.path);
     if (!bytes) continue;
     members.push_back({fmt::format("entries/{}/{}.tjk", e.key.substr(0, 2), e.key), std::move(*bytes)});
   }
-  util::write_file(a.file, write_tar(members));
+  write_file(a.file, write_tar(members));
   fmt::print("exported {} entr{} to {}{}\n", members.size(), members.size() == 1 ? "y" : "ies", a.file,
              skipped ? fmt::format(" ({} invalid entries skipped)", skipped) : std::string());
   return 0;
 }
 
 int cache_import(const CacheArgs& a) {
-  auto settings = util::Settings::from_environment();
-  auto cache = open_cache(settings);
+  auto cache = open_cache();
   require_writable(*cache, "import");
-  auto archive = util::read_file(a.file);
+  auto archive = read_file(a.file);
   if (!archive) throw InvalidArgument(fmt::format("cache import: cannot read {}", a.file));
   std::size_t imported = 0, rejected = 0;
   for (const auto& m : read_tar(*archive)) {

@@ -5,7 +5,7 @@
 #include "gemm_case.hpp"
 #include "host_data.hpp"
 
-#include "ops/elementwise/host_reference.hpp"
+#include <tilejit/tooling.hpp>
 
 #include <tilejit/tilejit.hpp>
 
@@ -97,7 +97,7 @@ int demo_with_gpu(Runtime& rt) {
     std::vector<void*> rout;
     for (auto& v : host_in) rin.push_back(v.data());
     for (auto& v : ref) rout.push_back(v.data());
-    ops::HostReference(op).run(rin, rout, n);
+    tooling::ElementwiseReference(op).run(rin, rout, n);
     double worst = 0;
     bool pass = true;
     for (std::size_t k = 0; k < op.outputs.size(); ++k) {

@@ -5,8 +5,7 @@
 #include "op_from_expr.hpp"
 #include "parallel_compile.hpp"
 
-#include "jit/driver.hpp"
-#include "ops/elementwise/host_reference.hpp"
+#include <tilejit/tooling.hpp>
 
 #include <tilejit/tilejit.hpp>
 
@@ -120,7 +119,7 @@ int run_elementwise(const ElementwiseArgs& a) {
       std::vector<void*> rout;
       for (auto& v : sin) rin.push_back(v.data());
       for (auto& v : sref) rout.push_back(v.data());
-      ops::HostReference(op).run(rin, rout, idx.size());
+      tooling::ElementwiseReference(op).run(rin, rout, idx.size());
       for (std::size_t k = 0; k < op.outputs.size(); ++k) {
         const DType t = op.outputs[k].dtype;
         const double err = relative_error(t, sout[k].data(), sref[k].data(), idx.size());

@@ -5,7 +5,7 @@
 #include "gpu_timing.hpp"
 #include "parallel_compile.hpp"
 
-#include "jit/driver.hpp"
+#include <tilejit/tooling.hpp>
 
 #include <tilejit/tilejit.hpp>
 
@@ -190,10 +190,10 @@ int bench_gemm(const GemmArgs& a) {
   Cublas cublas;
   // A stream of its own: the legacy default stream cannot be captured into a graph.
   CUstream stream = nullptr;
-  jit::check(jit::driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  tooling::check(tooling::driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   struct StreamGuard {
     CUstream s;
-    ~StreamGuard() { jit::driver().cuStreamDestroy(s); }
+    ~StreamGuard() { tooling::driver().cuStreamDestroy(s); }
   } guard{stream};
   MethodOptions mo;
   mo.group_ms = a.group_ms;
@@ -273,7 +273,7 @@ int bench_gemm(const GemmArgs& a) {
         c.b_bytes = static_cast<double>(s[1]) * s[2] * static_cast<double>(dtype_size(c.gc->problem.b.dtype)) * a.batch;
         c.gc->reset_output();  // the previous configuration's D must not pass for this one's
         c.plan->run(stream);
-        jit::check(jit::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
+        tooling::check(tooling::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
         c.err = c.gc->relative_error(1 << 14);
         c.pass = c.err <= gemm_tolerance(c.plan->problem());
         ok = ok && c.pass;

@@ -1,9 +1,7 @@
 // `tilejit info` and `tilejit config`.
 #include "commands.hpp"
 
-#include "jit/driver.hpp"
-#include "jit/nvrtc_compiler.hpp"
-#include "util/settings.hpp"
+#include <tilejit/tooling.hpp>
 
 #include <tilejit/tilejit.hpp>
 
@@ -16,19 +14,19 @@ namespace tilejit::cli {
 namespace {
 
 int run_info(bool json) {
-  auto settings = util::Settings::from_environment();
+  auto settings = tooling::read_settings();
   nlohmann::json j;
   j["version"] = kVersionString;
-  j["nvrtc_version"] = jit::NvrtcCompiler::version();
+  j["nvrtc_version"] = tooling::nvrtc_version();
   j["cache_dir"] = settings.cache_dir.string();
   std::string why;
-  const bool has_driver = jit::driver_available(&why);
-  j["driver_version"] = has_driver ? jit::driver().driver_version : 0;
+  const bool has_driver = tooling::driver_available(&why);
+  j["driver_version"] = has_driver ? tooling::driver().driver_version : 0;
   nlohmann::json devices = nlohmann::json::array();
   if (has_driver) {
-    const auto& api = jit::driver();
+    const auto& api = tooling::driver();
     int count = 0;
-    jit::check(api.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    tooling::check(api.cuDeviceGetCount(&count), "cuDeviceGetCount");
     for (int d = 0; d < count; ++d) {
       RuntimeOptions o;
       o.device = d;
@@ -53,7 +51,7 @@ int run_info(bool json) {
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
-  fmt::print("tilejit         {}\nNVRTC           {}\n", kVersionString, jit::NvrtcCompiler::version());
+  fmt::print("tilejit         {}\nNVRTC           {}\n", kVersionString, tooling::nvrtc_version());
   if (has_driver) fmt::print("CUDA driver     {}.{}\n", j["driver_version"].get<int>() / 1000, (j["driver_version"].get<int>() % 1000) / 10);
   else fmt::print("CUDA driver     none: {}\n", why);
   if (devices.empty()) fmt::print("GPUs            none\n");
@@ -67,7 +65,7 @@ int run_info(bool json) {
 }
 
 int run_config(bool json) {
-  auto settings = util::Settings::from_environment();
+  auto settings = tooling::read_settings();
   if (json) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& r : settings.rows)

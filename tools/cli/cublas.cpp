@@ -2,7 +2,7 @@
 
 #include <tilejit/error.hpp>
 
-#include "jit/driver.hpp"
+#include <tilejit/tooling.hpp>
 
 #include <cublas_v2.h>
 #include <fmt/format.h>
@@ -59,13 +59,13 @@ Cublas::Cublas() : api_(std::make_unique<Api>()) {
   // A workspace of its own, as cuBLAS asks of callers that capture its calls into CUDA graphs (32 MiB,
   // its recommendation for Hopper).
   constexpr std::size_t kWorkspace = 32u << 20;
-  jit::check(jit::driver().cuMemAlloc(&api_->workspace, kWorkspace), "cuMemAlloc", -1, "cuBLAS workspace");
+  tooling::check(tooling::driver().cuMemAlloc(&api_->workspace, kWorkspace), "cuMemAlloc", "cuBLAS workspace");
   check(api_->set_workspace(api_->handle, reinterpret_cast<void*>(api_->workspace), kWorkspace), "cublasSetWorkspace");
 }
 
 Cublas::~Cublas() {
   if (api_->handle) api_->destroy(api_->handle);
-  if (api_->workspace) jit::driver().cuMemFree(api_->workspace);
+  if (api_->workspace) tooling::driver().cuMemFree(api_->workspace);
   // libcublas stays loaded: unloading it at exit races with its own atexit handlers.
 }
 

@@ -1,7 +1,7 @@
 #include "gemm_case.hpp"
 
 #include "host_data.hpp"
-#include "util/host_dtype.hpp"
+#include <tilejit/tooling.hpp>
 
 #include <cmath>
 #include <limits>
@@ -119,8 +119,8 @@ double GemmCase::relative_error(std::size_t max_samples) {
       double acc = 0, magnitude = 0;
       const std::int64_t ao = q.batch * p.a.batch_stride, bo = q.batch * p.b.batch_stride;
       for (std::int64_t k = 0; k < p.k; ++k) {
-        const double ab = util::load_element(p.a.dtype, a_.data(), static_cast<std::size_t>(ao + at(p.a, lda, q.row, k))) *
-                          util::load_element(p.b.dtype, b_.data(), static_cast<std::size_t>(bo + at(p.b, ldb, k, q.col)));
+        const double ab = tooling::load_element(p.a.dtype, a_.data(), static_cast<std::size_t>(ao + at(p.a, lda, q.row, k))) *
+                          tooling::load_element(p.b.dtype, b_.data(), static_cast<std::size_t>(bo + at(p.b, ldb, k, q.col)));
         acc += ab;
         magnitude += std::abs(ab);
       }
@@ -131,11 +131,11 @@ double GemmCase::relative_error(std::size_t max_samples) {
       double v = p.alpha * acc;
       if (p.beta != 0.f) {
         const MatrixRef& cr = c_is_d_ ? p.d : p.c;
-        v += p.beta * util::load_element(cr.dtype, c_.data(), static_cast<std::size_t>(q.batch * cr.batch_stride + at(cr, ldc ? ldc : ldd, q.row, q.col)));
+        v += p.beta * tooling::load_element(cr.dtype, c_.data(), static_cast<std::size_t>(q.batch * cr.batch_stride + at(cr, ldc ? ldc : ldd, q.row, q.col)));
       }
-      if (!bias_.empty()) v += util::load_element(p.epilogue.bias_dtype, bias_.data(), static_cast<std::size_t>(q.col));
+      if (!bias_.empty()) v += tooling::load_element(p.epilogue.bias_dtype, bias_.data(), static_cast<std::size_t>(q.col));
       ref[s] = activate(p.epilogue.activation, v);
-      got[s] = util::load_element(p.d.dtype, d.data(), static_cast<std::size_t>(q.batch * p.d.batch_stride + at(p.d, ldd, q.row, q.col)));
+      got[s] = tooling::load_element(p.d.dtype, d.data(), static_cast<std::size_t>(q.batch * p.d.batch_stride + at(p.d, ldd, q.row, q.col)));
     }
   };
   const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));

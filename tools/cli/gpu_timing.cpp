@@ -1,6 +1,6 @@
 #include "gpu_timing.hpp"
 
-#include "jit/driver.hpp"
+#include <tilejit/tooling.hpp>
 
 #include <tilejit/error.hpp>
 
@@ -14,8 +14,8 @@
 
 namespace tilejit::cli {
 
-using jit::check;
-using jit::driver;
+using tooling::check;
+using tooling::driver;
 
 namespace {
 struct Event {

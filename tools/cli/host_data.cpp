@@ -1,6 +1,6 @@
 #include "host_data.hpp"
 
-#include "util/host_dtype.hpp"
+#include <tilejit/tooling.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -27,11 +27,11 @@ void fill_range(DType t, void* data, std::size_t first, std::size_t last, std::u
     std::uint64_t r = splitmix(s);
     double u = static_cast<double>(r >> 11) * 0x1.0p-53;  // [0, 1)
     switch (t) {
-      case DType::u8: util::store_element_from_int(t, data, i, static_cast<std::int64_t>(r % 256)); break;
+      case DType::u8: tooling::store_element_from_int(t, data, i, static_cast<std::int64_t>(r % 256)); break;
       case DType::i8:
       case DType::i32:
-      case DType::i64: util::store_element_from_int(t, data, i, static_cast<std::int64_t>(r % 201) - 100); break;
-      default: util::store_element_from_float(t, data, i, 4.0 * u - 2.0); break;
+      case DType::i64: tooling::store_element_from_int(t, data, i, static_cast<std::int64_t>(r % 201) - 100); break;
+      default: tooling::store_element_from_float(t, data, i, 4.0 * u - 2.0); break;
     }
   }
 }
@@ -59,7 +59,7 @@ void fill_random(DType t, void* data, std::size_t count, std::uint64_t seed) {
 double relative_error(DType t, const void* out, const void* ref, std::size_t count) {
   double num = 0, den = 0;
   for (std::size_t i = 0; i < count; ++i) {
-    double o = util::load_element(t, out, i), r = util::load_element(t, ref, i);
+    double o = tooling::load_element(t, out, i), r = tooling::load_element(t, ref, i);
     if (std::isnan(o) != std::isnan(r)) return std::numeric_limits<double>::infinity();
     if (std::isnan(r)) continue;  // both NaN: the reference itself is NaN here
     if (std::isinf(o) || std::isinf(r)) {

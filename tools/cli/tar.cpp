@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+#include <iterator>
+
 #include <cstring>
 #include <ctime>
 
@@ -78,6 +81,21 @@ std::vector<TarMember> read_tar(const std::string& a) {
     at += (size + kBlock - 1) / kBlock * kBlock;
   }
   throw Error("tar: the archive ends without its end-of-archive blocks");
+}
+
+std::optional<std::string> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return std::nullopt;
+  return bytes;
+}
+
+void write_file(const std::filesystem::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw Error(fmt::format("cannot write {}", path.string()));
 }
 
 }  // namespace tilejit::cli

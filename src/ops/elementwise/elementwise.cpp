@@ -4,6 +4,7 @@
 #include "ops/elementwise/expression.hpp"
 
 #include "jit/driver.hpp"
+#include "jit/program.hpp"
 #include "util/log.hpp"
 
 #include <tilejit/elementwise.hpp>
@@ -17,14 +18,11 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <optional>
 
 namespace tilejit {
 
-namespace {
-using ops::ElementwiseParams;
-using ScalarSlot = ops::ElementwiseScalarSlot;
-
-void write_scalar(ScalarSlot& slot, const ScalarValue& v) {
+void ops::write_scalar(ops::ElementwiseScalarSlot& slot, const ScalarValue& v) {
   slot.i64 = 0;
   switch (v.dtype()) {
     case DType::f32: slot.f32 = static_cast<float>(v.as_double()); break;
@@ -33,6 +31,10 @@ void write_scalar(ScalarSlot& slot, const ScalarValue& v) {
     default: slot.i64 = v.as_int(); break;
   }
 }
+
+namespace {
+using ops::ElementwiseParams;
+using ops::write_scalar;
 
 constexpr int kVariants = 5;  // vector widths 1, 2, 4, 8, 16
 }  // namespace
@@ -55,20 +57,16 @@ std::span<const std::string_view> elementwise_functions() { return ops::allowed_
 namespace ops {
 jit::KernelRequest elementwise_request(const jit::Context& rt, const ElementwiseOp& op, const ElementwiseConfig& config,
                                        int vector_width, const std::string& arch) {
-  jit::KernelRequest r;
-  r.family = "elementwise";
-  r.arch = arch;
-  r.compile.program_name = elementwise_program_name(op, config, vector_width);
-  r.compile.entry_template = "elementwise.cuh";
-  r.compile.source = elementwise_source(op);
-  r.compile.name_expressions = {elementwise_name_expression(op, config, vector_width)};
-  r.compile.options = rt.compiler.options(arch);
+  // The op's source, as any client of the JIT core gives one: the generated functor and parameter
+  // block under `#include "elementwise.cuh"`, one name expression, the library's options.
+  KernelSource source{.name = elementwise_program_name(op, config, vector_width), .text = elementwise_source(op)};
+  jit::ProgramLabels labels{.family = "elementwise", .library_options = true};
   for (const auto* list : {&op.inputs, &op.outputs}) {
-    if (list == &op.outputs) r.dtypes += "->";
-    for (std::size_t i = 0; i < list->size(); ++i) r.dtypes += fmt::format("{}{}", i ? "," : "", dtype_name((*list)[i].dtype));
+    if (list == &op.outputs) labels.dtypes += "->";
+    for (std::size_t i = 0; i < list->size(); ++i) labels.dtypes += fmt::format("{}{}", i ? "," : "", dtype_name((*list)[i].dtype));
   }
-  r.config = fmt::format("tile={} threads={} vec={}", config.tile, config.threads, vector_width);
-  return r;
+  labels.config = fmt::format("tile={} threads={} vec={}", config.tile, config.threads, vector_width);
+  return jit::program_request(rt, source, {elementwise_name_expression(op, config, vector_width)}, arch, labels);
 }
 }  // namespace ops
 
@@ -81,25 +79,32 @@ struct ElementwisePlanState {
   std::size_t operand_size[kMaxElementwiseInputs + kMaxElementwiseOutputs] = {};
   ElementwiseParams params{};  // scalars pre-filled from op.scalars
   std::mutex mutex;
-  std::array<std::shared_ptr<jit::Kernel>, kVariants> kernels;
-  std::array<std::atomic<CUfunction>, kVariants> functions{};
+  // The program of each vector width (1 << variant), made at first need; `loaded` points at its
+  // kernel once it is on the device: the launch path reads that one pointer.
+  std::array<std::optional<Program>, kVariants> programs;
+  std::array<std::optional<Kernel>, kVariants> kernels;
+  std::array<std::atomic<const Kernel*>, kVariants> loaded{};
   std::array<bool, kVariants> compiled_here{};  // this plan's request caused the compile
 
   jit::KernelRequest request(int vector_width, const std::string& arch) const {
     return ops::elementwise_request(*rt, op, config, vector_width, arch);
   }
 
-  std::shared_ptr<jit::Kernel> kernel(int variant) {
+  const Kernel& kernel(int variant) {
     std::lock_guard lock(mutex);
-    if (!kernels[variant]) kernels[variant] = rt->cache.get(request(1 << variant, rt->arch(false)), &compiled_here[variant]);
-    return kernels[variant];
+    if (!kernels[variant]) {
+      programs[variant] = jit::make_program(rt, request(1 << variant, rt->arch(false)), &compiled_here[variant]);
+      kernels[variant] = programs[variant]->kernel(programs[variant]->name_expressions().front());
+    }
+    return *kernels[variant];
   }
 
   // Slow path of run(): compile or fetch, then load on the device.
-  CUfunction resolve(int variant) {
-    CUfunction fn = kernel(variant)->function(rt->device_ordinal);
-    functions[variant].store(fn, std::memory_order_release);
-    return fn;
+  const Kernel& resolve(int variant) {
+    const Kernel& k = kernel(variant);
+    k.function();
+    loaded[variant].store(&k, std::memory_order_release);
+    return k;
   }
 };
 
@@ -243,17 +248,25 @@ void ops::run_elementwise_plan(detail::ElementwisePlanState& s, DevicePtrs input
   p.n = static_cast<long long>(n);
 
   const int variant = std::countr_zero(static_cast<unsigned>(vec));
-  CUcontext ctx = s.rt->context();
-  jit::make_current(ctx, s.rt->device_ordinal);
-  CUfunction fn = s.functions[variant].load(std::memory_order_acquire);
-  if (fn == nullptr) fn = s.resolve(variant);
+  const Kernel* kernel = s.loaded[variant].load(std::memory_order_acquire);
+  if (kernel == nullptr) {
+    jit::make_current(s.rt->context(), s.rt->device_ordinal);
+    kernel = &s.resolve(variant);
+  }
 
   const std::uint64_t tiles = (n + s.config.tile - 1) / s.config.tile;
   // Blocks walk tiles with a grid stride, so capping the grid only bounds block-scheduling work.
   const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, 1u << 20));
-  void* args[] = {&p};
-  jit::check(jit::driver().cuLaunchKernel(fn, grid, 1, 1, static_cast<unsigned>(s.config.threads), 1, 1, 0, stream, args, nullptr),
-             "cuLaunchKernel", s.rt->device_ordinal, s.kernels[variant] ? s.kernels[variant]->request().compile.program_name : op.body);
+  kernel->launch({.grid = {grid}, .block = {static_cast<unsigned>(s.config.threads)}}, stream, p);
+}
+
+Kernel ElementwisePlan::kernel(int vector_width) const {
+  const int width = vector_width == 0 ? state_->config.vector_width : vector_width;
+  if (width < 1 || width > 16 || (width & (width - 1)) != 0 || width > state_->config.vector_width)
+    throw InvalidArgument(fmt::format("ElementwisePlan::kernel: vector width {} is not one this plan runs: 1, 2, 4, ... up to its "
+                                      "configuration's {}",
+                                      vector_width, state_->config.vector_width));
+  return state_->kernel(std::countr_zero(static_cast<unsigned>(width)));
 }
 
 const ElementwiseOp& ElementwisePlan::op() const { return state_->op; }
@@ -297,8 +310,7 @@ std::size_t ElementwisePlans::size() const {
 CompiledKernelInfo compile_elementwise(std::shared_ptr<jit::Context> jit, const ElementwiseOp& op, const ElementwiseConfig& config) {
   auto state = make_elementwise_plan(std::move(jit), op, config);
   const int variant = std::countr_zero(static_cast<unsigned>(state->config.vector_width));
-  auto kernel = state->kernel(variant);
-  return jit::describe_kernel(*kernel, state->compiled_here[variant]);
+  return jit::compile_program(*state->rt, state->request(1 << variant, state->rt->arch(false)));
 }
 
 void warm_up_first_call_host_path(const jit::Context& jit) {

@@ -34,6 +34,8 @@ struct ElementwiseParams {
   ElementwiseScalarSlot scalar[kMaxElementwiseScalars];
 };
 static_assert(sizeof(ElementwiseParams) == 168, "must match elementwise_params in elementwise.cuh");
+// A scalar's value in its slot, by its dtype (the rest of the slot zeroed).
+void write_scalar(ElementwiseScalarSlot& slot, const ScalarValue& value);
 
 // The request that compiles `op` with a resolved configuration and a vector width for `arch`.
 jit::KernelRequest elementwise_request(const jit::Context& jit, const ElementwiseOp& op, const ElementwiseConfig& config,

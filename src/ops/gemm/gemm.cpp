@@ -4,6 +4,7 @@
 
 #include "jit/driver.hpp"
 #include "jit/launch.hpp"
+#include "jit/program.hpp"
 #include "ops/elementwise/codegen.hpp"
 #include "util/log.hpp"
 
@@ -19,6 +20,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace tilejit {
@@ -197,25 +199,21 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
       device_type(p.epilogue.bias_dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln, p.a.layout == Layout::row_major,
       p.b.layout == Layout::row_major, p.c.layout == Layout::row_major, p.d.layout == Layout::row_major, v.a_vec, v.b_vec,
       p.epilogue.bias != 0, c.swap_ab, static_cast<int>(p.epilogue.activation), v.d_tma, c.pingpong, c.cluster, epilogue, c.k_halves);
-  jit::KernelRequest r;
-  r.family = "gemm";
-  r.arch = arch;
   const char la = p.a.layout == Layout::row_major ? 'N' : 'T', lb = p.b.layout == Layout::row_major ? 'N' : 'T';
-  r.compile.program_name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}{}", kernel, dtype_name(p.a.dtype),
-                                       p.a.dtype == DType::f32 && !simt ? "tf32" : "", la, lb, c.bm, c.bn, c.bk, c.wm, c.wn,
-                                       c.stages, v.a_vec, v.b_vec, std::string(c.pingpong ? "_pp" : "") + (c.cluster > 1 ? fmt::format("_c{}", c.cluster) : "") +
-                                           (c.swap_ab ? "_sw" : "") + (c.k_halves ? "_kh" : "") +
-                                           (c.kind == GemmKind::wgmma ? fmt::format("_e{}", epilogue) : "") +
-                                           (v.d_tma ? "_dtma" : ""),
-                                       p.epilogue.bias ? "_bias" : "",
-                                       p.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(p.epilogue.activation)));
-  r.compile.entry_template = kernel + ".cuh";
-  r.compile.source = source;
-  r.compile.name_expressions = {fmt::format("tilejit::{}_kernel<tilejit_gen::gemm_cfg>", kernel)};
-  r.compile.options = rt.compiler.options(arch);
-  r.dtypes = fmt::format("{},{}->{}", dtype_name(p.a.dtype), dtype_name(p.b.dtype), dtype_name(p.d.dtype));
-  r.config = fmt::format("{} layout={}{} vec={}x{}", c.to_string(), la, lb, v.a_vec, v.b_vec);
-  return r;
+  KernelSource ks;
+  ks.name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}{}", kernel, dtype_name(p.a.dtype),
+                        p.a.dtype == DType::f32 && !simt ? "tf32" : "", la, lb, c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, v.a_vec, v.b_vec,
+                        std::string(c.pingpong ? "_pp" : "") + (c.cluster > 1 ? fmt::format("_c{}", c.cluster) : "") +
+                            (c.swap_ab ? "_sw" : "") + (c.k_halves ? "_kh" : "") +
+                            (c.kind == GemmKind::wgmma ? fmt::format("_e{}", epilogue) : "") + (v.d_tma ? "_dtma" : ""),
+                        p.epilogue.bias ? "_bias" : "",
+                        p.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(p.epilogue.activation)));
+  ks.text = source;
+  jit::ProgramLabels labels{.family = "gemm",
+                            .dtypes = fmt::format("{},{}->{}", dtype_name(p.a.dtype), dtype_name(p.b.dtype), dtype_name(p.d.dtype)),
+                            .config = fmt::format("{} layout={}{} vec={}x{}", c.to_string(), la, lb, v.a_vec, v.b_vec),
+                            .library_options = true};
+  return jit::program_request(rt, ks, {fmt::format("tilejit::{}_kernel<tilejit_gen::gemm_cfg>", kernel)}, arch, labels);
 }
 
 }  // namespace ops
@@ -223,9 +221,12 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
 namespace detail {
 
 struct GemmPlanState {
+  // One kernel per variant (the operands' copy widths, D through TMA or not): a Program made at
+  // first need, its Kernel loaded and given the plan's shared memory before it is published.
   struct Loaded {
-    std::shared_ptr<jit::Kernel> kernel;
-    CUfunction fn = nullptr;
+    std::optional<Program> program;
+    std::optional<Kernel> kernel;
+    bool ready = false;
   };
   std::shared_ptr<jit::Context> rt;
   GemmProblem problem;         // normalized, as the user gave it
@@ -236,9 +237,9 @@ struct GemmPlanState {
   ops::GemmParams params{};
   unsigned grid_x = 1, grid_y = 1, threads = 32;
   ops::GemmVariant own;  // the variant for the plan's pointers
-  std::atomic<CUfunction> own_fn{nullptr};
+  std::atomic<const Kernel*> own_kernel{nullptr};
   std::mutex mutex;
-  std::map<std::tuple<int, int, bool>, Loaded> variants;
+  std::map<std::tuple<int, int, bool>, Loaded> variants;  // node-based: a Kernel's address is stable
   std::unique_ptr<ops::WgmmaLauncher> wgmma;  // kind wgmma: operand packing and tensor maps
   // Launch with programmatic dependent launch (every GEMM template waits for the previous grids
   // before touching memory); set with the first function, from the device and TILEJIT_PDL.
@@ -250,25 +251,28 @@ struct GemmPlanState {
   GemmProblem kernel_view(const GemmProblem& p) const { return ops::wgmma_kernel_problem(config, p); }
   const std::string& arch() const { return target; }
 
-  std::shared_ptr<jit::Kernel> kernel(const ops::GemmVariant& v, bool* compiled = nullptr) {
+  // The variant's kernel, compiled or from a cache (not loaded).
+  const Kernel& kernel(const ops::GemmVariant& v) {
     std::lock_guard lock(mutex);
     auto& slot = variants[{v.a_vec, v.b_vec, v.d_tma}];
-    if (!slot.kernel) slot.kernel = rt->cache.get(request(v, arch()), compiled);
-    return slot.kernel;
+    if (!slot.kernel) {
+      slot.program = jit::make_program(rt, request(v, arch()));
+      slot.kernel = slot.program->kernel(slot.program->name_expressions().front());
+    }
+    return *slot.kernel;
   }
 
-  CUfunction function(const ops::GemmVariant& v) {
-    auto k = kernel(v);
+  // The same, loaded on the device with the plan's dynamic shared memory allowed.
+  const Kernel& loaded(const ops::GemmVariant& v) {
+    const Kernel& k = kernel(v);
     std::lock_guard lock(mutex);
     auto& slot = variants[{v.a_vec, v.b_vec, v.d_tma}];
-    if (!slot.fn) {
-      CUfunction fn = k->function(rt->device_ordinal);
-      jit::check(jit::driver().cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
-                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", rt->device_ordinal, k->request().compile.program_name);
-      programmatic = rt->device_state().programmatic_launch;  // before the function is published
-      slot.fn = fn;
+    if (!slot.ready) {
+      k.set_max_dynamic_shared_bytes(smem);
+      programmatic = rt->device_state().programmatic_launch;  // before the kernel is published
+      slot.ready = true;
     }
-    return slot.fn;
+    return k;
   }
 
   // With a usable device: the kernel for the plan's own pointers loaded, and (wgmma) the workspaces
@@ -277,17 +281,14 @@ struct GemmPlanState {
   void prepare() {
     if (problem.m == 0 || problem.n == 0 || !rt->device_state().ok) return;
     jit::make_current(rt->context(), rt->device_ordinal);
-    function(own);
+    own_kernel.store(&loaded(own), std::memory_order_release);
     if (wgmma) wgmma->prepare(params);
   }
 
-  void launch(CUfunction fn, const ops::GemmParams& p, CUstream stream, const char* what) {
-    if (wgmma) return wgmma->launch(fn, p, grid_x, threads, smem, programmatic, stream);
-    void* args[] = {const_cast<ops::GemmParams*>(&p)};
-    jit::LaunchShape shape;
-    shape.grid_x = grid_x, shape.grid_y = grid_y, shape.block_x = threads, shape.shared_bytes = static_cast<unsigned>(smem);
-    shape.programmatic = programmatic;
-    jit::launch(fn, shape, stream, args, rt->device_ordinal, what);
+  void launch(const Kernel& kernel, const ops::GemmParams& p, CUstream stream) {
+    if (wgmma) return wgmma->launch(kernel, p, grid_x, threads, smem, programmatic, stream);
+    kernel.launch({.grid = {grid_x, grid_y}, .block = {threads}, .shared_bytes = static_cast<unsigned>(smem), .programmatic = programmatic},
+                  stream, p);
   }
 };
 
@@ -431,15 +432,17 @@ void GemmPlan::run(CUstream stream) const {
   detail::GemmPlanState& s = *state_;
   const GemmProblem& p = s.problem;
   if (p.m == 0 || p.n == 0) return;
-  CUfunction fn = s.own_fn.load(std::memory_order_acquire);
-  if (!fn) ops::check_outputs_apart(p);  // the plan's own pointers, once, before their first launch
-  jit::make_current(s.rt->context(), s.rt->device_ordinal);
-  if (!fn) {
-    fn = s.function(s.own);
-    s.own_fn.store(fn, std::memory_order_release);
+  const Kernel* kernel = s.own_kernel.load(std::memory_order_acquire);
+  if (!kernel) {
+    ops::check_outputs_apart(p);  // the plan's own pointers, once, before their first launch
+    jit::make_current(s.rt->context(), s.rt->device_ordinal);
+    kernel = &s.loaded(s.own);
+    s.own_kernel.store(kernel, std::memory_order_release);
   }
-  s.launch(fn, s.params, stream, "gemm");
+  s.launch(*kernel, s.params, stream);
 }
+
+Kernel GemmPlan::kernel() const { return state_->kernel(state_->own); }
 
 void GemmPlan::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, CUstream stream) const {
   run(GemmPointers{.a = a, .b = b, .c = c, .d = d}, stream);
@@ -460,7 +463,7 @@ void launch_with(detail::GemmPlanState& s, GemmProblem p, CUstream stream) {
   q.bias = reinterpret_cast<const void*>(p.epilogue.bias);
   q.alpha = p.alpha, q.beta = p.beta;
   jit::make_current(s.rt->context(), s.rt->device_ordinal);
-  s.launch(s.function(ops::gemm_variant(s.config, p)), q, stream, "gemm");
+  s.launch(s.loaded(ops::gemm_variant(s.config, p)), q, stream);
 }
 }  // namespace
 
@@ -528,9 +531,7 @@ std::size_t GemmPlans::size() const {
 
 CompiledKernelInfo compile_gemm(const std::shared_ptr<jit::Context>& jit, const GemmProblem& problem, const GemmConfig* config) {
   auto s = make_gemm_plan(jit, problem, config);
-  bool compiled = false;
-  auto kernel = s->kernel(s->own, &compiled);
-  return jit::describe_kernel(*kernel, compiled);
+  return jit::compile_program(*jit, s->request(s->own, s->arch()));
 }
 
 }  // namespace ops

@@ -2,6 +2,7 @@
 
 #include "jit/driver.hpp"
 #include "jit/launch.hpp"
+#include "jit/program.hpp"
 #include "util/log.hpp"
 
 #include <tilejit/error.hpp>
@@ -77,41 +78,50 @@ std::int64_t WgmmaLauncher::aligned_ld(const MatrixRef& d, std::int64_t n) {
   return (n + per16 - 1) / per16 * per16;
 }
 
+namespace {
+// A helper copy's launch; a driver failure says which step of the GEMM it was.
+template <class... Args>
+void launch_step(const Kernel& kernel, const LaunchConfig& config, CUstream stream, const char* what, const Args&... args) {
+  try {
+    kernel.launch(config, stream, args...);
+  } catch (const DriverError& e) {
+    throw DriverError(fmt::format("{} ({})", e.what(), what ? what : "a GEMM helper copy"), e.call(), e.code(), e.code_name(), e.device());
+  }
+}
+}  // namespace
+
 void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, CUstream stream, std::int64_t lines,
                                std::int64_t width, const char* what) {
   if (lines < 0) lines = problem_.m, width = problem_.n, what = "copying the staged GEMM output D into place";
   const int es = static_cast<int>(dtype_size(from.dtype));
-  CUfunction fn = helper_kernel(HelperKernel::copy, es, stream);
+  const Kernel& kernel = helper_kernel(HelperKernel::copy, es, stream);
   PackParams q{reinterpret_cast<const void*>(from.ptr), reinterpret_cast<void*>(to.ptr), width, lines, from.ld,
                to.ld, from.batch_stride, to.batch_stride, problem_.batch};
-  void* args[] = {&q};
   const std::int64_t per_block = 256 * (16 / es);  // elements a block moves per pass over a line
   const unsigned grid_x = static_cast<unsigned>(std::clamp<std::int64_t>((width + per_block - 1) / per_block, 1, 64));
   const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>(lines * problem_.batch, 1, 65535));
-  jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, 1, 256, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel",
-             rt_->device_ordinal, what);
+  launch_step(kernel, {.grid = {grid_x, grid_y}, .block = {256}}, stream, what, q);
 }
 
-CUfunction WgmmaLauncher::helper_kernel(HelperKernel which, int bytes, std::optional<CUstream> stream) {
-  CUfunction& fn = helper_fns_[static_cast<int>(which)][bytes == 4 ? 1 : 0];
-  if (!fn) {
+const Kernel& WgmmaLauncher::helper_kernel(HelperKernel which, int bytes, std::optional<CUstream> stream) {
+  std::optional<Kernel>& slot = helper_kernels_[static_cast<int>(which)][bytes == 4 ? 1 : 0];
+  if (!slot) {
     if (stream) refuse_during_capture(*stream, "a copy kernel it has not loaded yet (operands TMA cannot read in place)");
     static constexpr const char* kNames[] = {"copy", "transpose", "transpose_narrow"};
     const char* kernel = kNames[static_cast<int>(which)];
-    jit::KernelRequest req;
-    req.family = "gemm_pack";
-    req.arch = rt_->arch(false);
-    req.compile.program_name = fmt::format("gemm_{}_{}", kernel, bytes * 8);
-    req.compile.entry_template = "gemm_pack.cuh";
-    req.compile.source = "#include \"gemm_pack.cuh\"\n";
-    req.compile.name_expressions = {fmt::format("tilejit::{}_matrix_kernel<{}>", kernel, bytes)};
-    req.compile.options = rt_->compiler.options(req.arch);
-    req.dtypes = fmt::format("{}-byte elements", bytes);
-    req.config = which == HelperKernel::transpose_narrow ? "threads=128" : "threads=256";
-    copy_kernels_.push_back(rt_->cache.get(req));
-    fn = copy_kernels_.back()->function(rt_->device_ordinal);
+    const KernelSource source{.name = fmt::format("gemm_{}_{}", kernel, bytes * 8), .text = "#include \"gemm_pack.cuh\"\n"};
+    const jit::ProgramLabels labels{.family = "gemm_pack",
+                                    .dtypes = fmt::format("{}-byte elements", bytes),
+                                    .config = which == HelperKernel::transpose_narrow ? "threads=128" : "threads=256",
+                                    .library_options = true};
+    auto& program = helper_programs_[static_cast<int>(which)][bytes == 4 ? 1 : 0];
+    program = jit::make_program(
+        rt_, jit::program_request(*rt_, source, {fmt::format("tilejit::{}_matrix_kernel<{}>", kernel, bytes)}, rt_->arch(false), labels));
+    Kernel k = program->kernel(program->name_expressions().front());
+    k.function();  // loaded now: a launch during a capture loads nothing
+    slot = std::move(k);
   }
-  return fn;
+  return *slot;
 }
 
 void WgmmaLauncher::transpose(const MatrixRef& from, const MatrixRef& to, std::int64_t lines, std::int64_t width, const char* what,
@@ -119,23 +129,19 @@ void WgmmaLauncher::transpose(const MatrixRef& from, const MatrixRef& to, std::i
   const int es = static_cast<int>(dtype_size(from.dtype));
   PackParams q{reinterpret_cast<const void*>(from.ptr), reinterpret_cast<void*>(to.ptr), width, lines, from.ld ? from.ld : width,
                to.ld, from.batch_stride, to.batch_stride, problem_.batch};
-  void* args[] = {&q};
   if (width <= 64) {  // a decode shape's M: one thread per source line (see transpose_narrow_matrix_kernel)
     const unsigned blocks = static_cast<unsigned>((lines + 127) / 128);
     const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>(problem_.batch, 1, 65535));
-    jit::check(jit::driver().cuLaunchKernel(helper_kernel(HelperKernel::transpose_narrow, es, stream), blocks, grid_y, 1, 128, 1, 1, 0, stream, args,
-                                            nullptr),
-               "cuLaunchKernel", rt_->device_ordinal, what);
+    launch_step(helper_kernel(HelperKernel::transpose_narrow, es, stream), {.grid = {blocks, grid_y}, .block = {128}}, stream, what, q);
     return;
   }
-  CUfunction fn = helper_kernel(HelperKernel::transpose, es, stream);
+  const Kernel& kernel = helper_kernel(HelperKernel::transpose, es, stream);
   // 32 x 32 element blocks of the source per thread block; the batch along z (the kernel loops where
   // the grid's y and z limits cut lines or matrices short).
   const unsigned grid_x = static_cast<unsigned>((width + 31) / 32);
   const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>((lines + 31) / 32, 1, 65535));
   const unsigned grid_z = static_cast<unsigned>(std::clamp<std::int64_t>(problem_.batch, 1, 65535));
-  jit::check(jit::driver().cuLaunchKernel(fn, grid_x, grid_y, grid_z, 256, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel",
-             rt_->device_ordinal, what);
+  launch_step(kernel, {.grid = {grid_x, grid_y, grid_z}, .block = {256}}, stream, what, q);
 }
 
 WgmmaLauncher::Workspace WgmmaLauncher::workspace_for(const GemmProblem& p) const {
@@ -222,7 +228,7 @@ void WgmmaLauncher::prepare(const GemmParams& q) {
   if (b_source_) helper_kernel(problem_.n <= 64 ? HelperKernel::transpose_narrow : HelperKernel::transpose, es, std::nullopt);
 }
 
-void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, bool programmatic,
+void WgmmaLauncher::launch(const Kernel& kernel, const GemmParams& q, unsigned grid, unsigned threads, int smem, bool programmatic,
                            CUstream stream) {
   std::lock_guard lock(mutex_);
   GemmProblem p = with_pointers_of(q);
@@ -260,12 +266,10 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
     params.workspace = reinterpret_cast<void*>(split_k_workspace_);
   }
   const TensorMaps& m = tensor_maps(p.a, p.b, p.d);
-  void* args[] = {&params, const_cast<CUtensorMap*>(&m.map_a), const_cast<CUtensorMap*>(&m.map_b), const_cast<CUtensorMap*>(&m.map_d)};
-  jit::LaunchShape shape;
-  shape.grid_x = grid, shape.block_x = threads, shape.shared_bytes = static_cast<unsigned>(smem);
-  shape.cluster_x = static_cast<unsigned>(config_.cluster);
-  shape.programmatic = programmatic;
+  LaunchConfig lc{.grid = {grid}, .block = {threads}, .shared_bytes = static_cast<unsigned>(smem), .programmatic = programmatic};
   if (config_.cluster > 1) {
+    lc.cluster = {static_cast<unsigned>(config_.cluster)};
+    CUfunction fn = kernel.function();
     if (fn != cluster_fn_) {
       // A persistent grid must be resident at once: as many clusters as the GPCs hold side by side
       // (fewer than SMs / 2 where a GPC has an odd number of free SMs).
@@ -274,23 +278,23 @@ void WgmmaLauncher::launch(CUfunction fn, const GemmParams& q, unsigned grid, un
       attr.value.clusterDim.x = static_cast<unsigned>(config_.cluster);
       attr.value.clusterDim.y = 1;
       attr.value.clusterDim.z = 1;
-      CUlaunchConfig lc{};
-      lc.gridDimX = grid, lc.gridDimY = 1, lc.gridDimZ = 1;
-      lc.blockDimX = threads, lc.blockDimY = 1, lc.blockDimZ = 1;
-      lc.sharedMemBytes = static_cast<unsigned>(smem);
-      lc.attrs = &attr;
-      lc.numAttrs = 1;
+      CUlaunchConfig occupancy{};
+      occupancy.gridDimX = grid, occupancy.gridDimY = 1, occupancy.gridDimZ = 1;
+      occupancy.blockDimX = threads, occupancy.blockDimY = 1, occupancy.blockDimZ = 1;
+      occupancy.sharedMemBytes = static_cast<unsigned>(smem);
+      occupancy.attrs = &attr;
+      occupancy.numAttrs = 1;
       int clusters = 0;
-      jit::check(jit::driver().cuOccupancyMaxActiveClusters(&clusters, fn, &lc), "cuOccupancyMaxActiveClusters", rt_->device_ordinal,
+      jit::check(jit::driver().cuOccupancyMaxActiveClusters(&clusters, fn, &occupancy), "cuOccupancyMaxActiveClusters", rt_->device_ordinal,
                  fmt::format("gemm, {} blocks per cluster", config_.cluster));
       cluster_fn_ = fn;
       max_cluster_blocks_ = static_cast<unsigned>(std::max(1, clusters) * config_.cluster);
       util::log().debug("gemm {}: {} clusters of {} resident at once; grid {} blocks", config_.to_string(), clusters, config_.cluster,
                         std::min(grid, max_cluster_blocks_));
     }
-    shape.grid_x = std::min(grid, max_cluster_blocks_);
+    lc.grid.x = std::min(grid, max_cluster_blocks_);
   }
-  jit::launch(fn, shape, stream, args, rt_->device_ordinal, "gemm");
+  kernel.launch(lc, stream, params, m.map_a, m.map_b, m.map_d);
   if (w.stage_d) copy_lines(p.d, user_d, stream);
 }
 

@@ -4,6 +4,8 @@
 
 #include "ops/gemm/gemm_internal.hpp"
 
+#include <tilejit/kernel.hpp>
+
 #include <cuda.h>
 
 #include <memory>
@@ -35,12 +37,12 @@ class WgmmaLauncher {
   WgmmaLauncher(const WgmmaLauncher&) = delete;
   WgmmaLauncher& operator=(const WgmmaLauncher&) = delete;
 
-  // Launches `fn` (grid x threads, smem bytes) for the pointers in q on `stream`, packing A or B into
+  // Launches `kernel` (grid x threads, smem bytes) for the pointers in q on `stream`, packing A or B into
   // the workspace first where TMA cannot read them. Calls on one plan share that workspace: they
   // must not run on two streams at once (as with a cuBLAS handle's workspace); neither may a split-K
   // plan, whose partial tiles and counters live in its workspace.
   // programmatic: the GEMM kernel launches with programmatic dependent launch (the helper copies do not).
-  void launch(CUfunction fn, const GemmParams& q, unsigned grid, unsigned threads, int smem, bool programmatic, CUstream stream);
+  void launch(const Kernel& kernel, const GemmParams& q, unsigned grid, unsigned threads, int smem, bool programmatic, CUstream stream);
   // At plan creation: the workspaces and copy kernels the plan's own pointers need, so that a first
   // run inside a CUDA graph capture allocates and loads nothing. A later run whose pointers need more
   // (packing where the plan's pointers needed none) during a capture throws InvalidArgument before
@@ -67,7 +69,7 @@ class WgmmaLauncher {
   // for elements of `bytes` bytes, compiled (or found in the cache) on first use.
   enum class HelperKernel { copy, transpose, transpose_narrow };
   // stream: the launch's (a first load during its capture is refused), none from prepare().
-  CUfunction helper_kernel(HelperKernel which, int bytes, std::optional<CUstream> stream);
+  const Kernel& helper_kernel(HelperKernel which, int bytes, std::optional<CUstream> stream);
   // What a run with the pointers in p puts in the workspace: packed A or B, transposed A or B, and a
   // staged D, one after the other.
   struct Workspace {
@@ -99,8 +101,8 @@ class WgmmaLauncher {
   CUdeviceptr workspace_ = 0;          // packed operands, grown on demand
   std::size_t workspace_bytes_ = 0;
   CUdeviceptr split_k_workspace_ = 0;  // split-K partial tiles and arrival counters (counters reset by the kernel)
-  std::vector<std::shared_ptr<jit::Kernel>> copy_kernels_;  // keep the copy kernels' modules loaded
-  CUfunction helper_fns_[3][2] = {};                       // [HelperKernel][2-byte, 4-byte elements]
+  std::optional<Program> helper_programs_[3][2];  // [HelperKernel][2-byte, 4-byte elements]
+  std::optional<Kernel> helper_kernels_[3][2];
 };
 
 }  // namespace tilejit::ops

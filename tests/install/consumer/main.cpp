@@ -3,6 +3,7 @@
 // size) is chosen at run time: launched and checked where there is a GPU, compiled for
 // TILEJIT_ARCH (and the reason for not launching printed) where there is none.
 #include <tilejit/tilejit.hpp>
+#include <tilejit/tooling.hpp>  // installed and self-contained too (this program uses none of it)
 
 #include <cmath>
 #include <cstdio>

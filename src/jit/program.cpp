@@ -1,15 +1,13 @@
-// Users' own kernels (include/tilejit/kernel.hpp) on the JIT core: the source becomes a
-// KernelRequest of family "user" (its own headers and the library templates it includes are part
-// of the key), served by the runtime's memory and disk caches like the built-in kernels; a loaded
-// kernel checks each launch's arguments against the parameters the driver reports.
+// Programs on the JIT core (see program.hpp): the request a KernelSource makes, the public Program
+// and Kernel over a cached jit::Kernel, and the checks every launch passes (users' and the
+// library's alike) before its one cuLaunchKernel(Ex).
+#include "jit/program.hpp"
+
 #include "jit/driver.hpp"
 #include "jit/launch.hpp"
-#include "runtime_impl.hpp"
 #include "util/files.hpp"
-#include "util/settings.hpp"
 
 #include <tilejit/error.hpp>
-#include <tilejit/kernel.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -62,6 +60,10 @@ struct ProgramState {
   }
 };
 
+struct ProgramAccess {
+  static Program make(std::shared_ptr<ProgramState> state) { return Program(std::move(state)); }
+};
+
 }  // namespace detail
 
 namespace {
@@ -74,8 +76,10 @@ std::string program_name_of(const KernelSource& source) {
   return name;
 }
 
-jit::KernelRequest user_request(jit::Context& rt, const KernelSource& source, const std::vector<std::string>& names,
-                                const std::string& arch) {
+}  // namespace
+
+jit::KernelRequest jit::program_request(const jit::Context& rt, const KernelSource& source, const std::vector<std::string>& names,
+                                        const std::string& arch, const jit::ProgramLabels& labels) {
   if (source.text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InvalidArgument(fmt::format("kernel source '{}' is empty", source.name));
   if (names.empty())
@@ -89,7 +93,7 @@ jit::KernelRequest user_request(jit::Context& rt, const KernelSource& source, co
     if (!seen.insert(n).second) throw InvalidArgument(fmt::format("kernel source '{}': name expression '{}' is given twice", source.name, n));
   }
   jit::KernelRequest req;
-  req.family = "user";
+  req.family = labels.family;
   req.arch = arch;
   req.compile.program_name = program_name_of(source);
   req.compile.source = source.text;
@@ -110,13 +114,17 @@ jit::KernelRequest user_request(jit::Context& rt, const KernelSource& source, co
   };
   scan(source.text);
   for (const auto& h : source.headers) scan(h.text);
-  req.compile.include_templates.assign(templates.begin(), templates.end());
-  req.compile.options = rt.compiler.options(arch, source.options, /*minimal=*/false);
-  req.config = fmt::format("{} kernel{}", names.size(), names.size() == 1 ? "" : "s");
+  // One library template and nothing of the program's own (the library's ops): it is the entry
+  // template of the key; otherwise every template and header is listed.
+  if (templates.size() == 1 && header_names.empty())
+    req.compile.entry_template = *templates.begin();
+  else
+    req.compile.include_templates.assign(templates.begin(), templates.end());
+  req.compile.options = rt.compiler.options(arch, source.options, /*minimal=*/labels.library_options);
+  req.dtypes = labels.dtypes;
+  req.config = labels.config.empty() ? fmt::format("{} kernel{}", names.size(), names.size() == 1 ? "" : "s") : labels.config;
   return req;
 }
-
-}  // namespace
 
 KernelSource KernelSource::from_file(const std::filesystem::path& path, const std::vector<std::filesystem::path>& headers) {
   KernelSource s;
@@ -132,25 +140,21 @@ KernelSource KernelSource::from_file(const std::filesystem::path& path, const st
   return s;
 }
 
-Program Runtime::program(const KernelSource& source, const std::vector<std::string>& name_expressions) {
+Program jit::make_program(const std::shared_ptr<jit::Context>& jit, const jit::KernelRequest& request, bool* compiled) {
   auto s = std::make_shared<detail::ProgramState>();
-  s->rt = impl_->jit;
-  const jit::KernelRequest req = user_request(*s->rt, source, name_expressions, s->rt->arch(true));
-  bool compiled = false;
-  s->compiled = s->rt->cache.get(req, &compiled);
-  s->names = name_expressions;
-  s->info = jit::describe_kernel(*s->compiled, compiled);
-  for (std::size_t i = 0; i < name_expressions.size(); ++i) s->kernels.push_back(std::make_unique<detail::ProgramState::PerKernel>());
-  return Program(std::move(s));
+  s->rt = jit;
+  bool compiled_here = false;
+  s->compiled = jit->cache.get(request, &compiled_here);
+  if (compiled) *compiled = compiled_here;
+  s->names = request.compile.name_expressions;
+  s->info = jit::describe_kernel(*s->compiled, compiled_here);
+  for (std::size_t i = 0; i < s->names.size(); ++i) s->kernels.push_back(std::make_unique<detail::ProgramState::PerKernel>());
+  return detail::ProgramAccess::make(std::move(s));
 }
 
-CompiledKernelInfo Runtime::compile_program(const KernelSource& source, const std::vector<std::string>& name_expressions,
-                                            const std::string& arch) {
-  jit::Context& j = *impl_->jit;
-  const std::string target = arch.empty() ? j.arch(true) : arch;
-  if (!util::is_valid_arch(target)) throw InvalidArgument(fmt::format("architecture '{}' is not valid: expected sm_80, sm_90a, ...", target));
+CompiledKernelInfo jit::compile_program(jit::Context& jit, const jit::KernelRequest& request) {
   bool compiled = false;
-  auto kernel = j.cache.get(user_request(j, source, name_expressions, target), &compiled);
+  auto kernel = jit.cache.get(request, &compiled);
   return jit::describe_kernel(*kernel, compiled);
 }
 
@@ -168,6 +172,7 @@ const CompiledKernelInfo& Program::info() const noexcept { return state_->info; 
 const std::string& Kernel::name() const noexcept { return program_->names[index_]; }
 const std::string& Kernel::symbol() const noexcept { return program_->compiled->compiled().lowered_names[index_]; }
 const KernelAttributes& Kernel::attributes() const { return program_->load(index_).attributes; }
+CUfunction Kernel::function() const { return program_->load(index_).fn; }
 
 void Kernel::set_max_dynamic_shared_bytes(int bytes) const {
   auto& k = program_->load(index_);
