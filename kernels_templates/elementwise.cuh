@@ -4,101 +4,12 @@
 // operator) and one explicit instantiation of elementwise_kernel; everything else lives here.
 #pragma once
 
+#include "tilejit/body_functions.cuh"
 #include "tilejit/tile.cuh"
 
 namespace tilejit {
 
-// Helpers an elementwise body may call besides the CUDA math functions (see
-// tilejit::elementwise_functions() on the host for the full list).
-namespace elementwise_functions {
-// The floating type an argument computes in: itself for float and double, double for integers.
-template <class T> struct floating_of { using type = double; };
-template <> struct floating_of<float> { using type = float; };
-template <class T> using floating_t = typename floating_of<T>::type;
 
-template <class T> __device__ __forceinline__ floating_t<T> sigmoid(T x) {
-  using F = floating_t<T>;
-  return F(1) / (F(1) + ::exp(-F(x)));
-}
-template <class T> __device__ __forceinline__ T relu(T x) { return x > T(0) ? x : T(0); }
-template <class T> __device__ __forceinline__ floating_t<T> silu(T x) {
-  using F = floating_t<T>;
-  return F(x) / (F(1) + ::exp(-F(x)));
-}
-// Exact GELU, x * Phi(x).
-template <class T> __device__ __forceinline__ floating_t<T> gelu(T x) {
-  using F = floating_t<T>;
-  return F(0.5) * F(x) * (F(1) + ::erf(F(x) * F(0.70710678118654752440)));
-}
-// The tanh approximation of GELU.
-template <class T> __device__ __forceinline__ floating_t<T> gelu_tanh(T x) {
-  using F = floating_t<T>;
-  const F v = F(x);
-  return F(0.5) * v * (F(1) + ::tanh(F(0.79788456080286535588) * (v + F(0.044715) * v * v * v)));
-}
-
-// Math functions of integer arguments compute in double, as C++'s <cmath> does (CUDA declares only
-// float and double overloads, so tanh(i) would otherwise be ambiguous). An exact-match template
-// loses to CUDA's own overloads for floating arguments.
-#define TILEJIT_INTEGER_MATH_1(f)                                                             \
-  template <class I, class = typename enable_if<is_integral<I>::value>::type>               \
-  __device__ __forceinline__ double f(I x) {                                                 \
-    return ::f(static_cast<double>(x));                                                      \
-  }
-// Two-argument functions of different argument types (pow(y, 2.0) for a float y, pow(x, 2)) or of
-// integers, which CUDA's float and double overloads leave ambiguous.
-#define TILEJIT_INTEGER_MATH_2(f)                                                                        \
-  template <class A, class B, class = typename enable_if<!is_same<A, B>::value || is_integral<A>::value>::type> \
-  __device__ __forceinline__ auto f(A a, B b) {                                                         \
-    using R = typename select_math_type<A, B>::type;                                                    \
-    return ::f(static_cast<R>(a), static_cast<R>(b));                                                   \
-  }
-// A float and an integer: float; anything else (a double, two integers): double.
-template <class A, class B> struct select_math_type {
-  using type = typename conditional<(is_same<A, float>::value && is_integral<B>::value) ||
-                                        (is_integral<A>::value && is_same<B, float>::value),
-                                    float, double>::type;
-};
-TILEJIT_INTEGER_MATH_1(sqrt) TILEJIT_INTEGER_MATH_1(rsqrt) TILEJIT_INTEGER_MATH_1(cbrt) TILEJIT_INTEGER_MATH_1(exp)
-TILEJIT_INTEGER_MATH_1(exp2) TILEJIT_INTEGER_MATH_1(exp10) TILEJIT_INTEGER_MATH_1(expm1) TILEJIT_INTEGER_MATH_1(log)
-TILEJIT_INTEGER_MATH_1(log2) TILEJIT_INTEGER_MATH_1(log10) TILEJIT_INTEGER_MATH_1(log1p) TILEJIT_INTEGER_MATH_1(sin)
-TILEJIT_INTEGER_MATH_1(cos) TILEJIT_INTEGER_MATH_1(tan) TILEJIT_INTEGER_MATH_1(asin) TILEJIT_INTEGER_MATH_1(acos)
-TILEJIT_INTEGER_MATH_1(atan) TILEJIT_INTEGER_MATH_1(sinh) TILEJIT_INTEGER_MATH_1(cosh) TILEJIT_INTEGER_MATH_1(tanh)
-TILEJIT_INTEGER_MATH_1(asinh) TILEJIT_INTEGER_MATH_1(acosh) TILEJIT_INTEGER_MATH_1(atanh) TILEJIT_INTEGER_MATH_1(erf)
-TILEJIT_INTEGER_MATH_1(erfc) TILEJIT_INTEGER_MATH_1(floor) TILEJIT_INTEGER_MATH_1(ceil) TILEJIT_INTEGER_MATH_1(round)
-TILEJIT_INTEGER_MATH_1(trunc) TILEJIT_INTEGER_MATH_1(rint) TILEJIT_INTEGER_MATH_1(fabs)
-TILEJIT_INTEGER_MATH_2(pow) TILEJIT_INTEGER_MATH_2(atan2) TILEJIT_INTEGER_MATH_2(fmod) TILEJIT_INTEGER_MATH_2(hypot)
-TILEJIT_INTEGER_MATH_2(copysign) TILEJIT_INTEGER_MATH_2(fmin) TILEJIT_INTEGER_MATH_2(fmax)
-#undef TILEJIT_INTEGER_MATH_1
-#undef TILEJIT_INTEGER_MATH_2
-template <class I, class = typename enable_if<is_integral<I>::value>::type> __device__ __forceinline__ bool isnan(I) { return false; }
-template <class I, class = typename enable_if<is_integral<I>::value>::type> __device__ __forceinline__ bool isinf(I) { return false; }
-template <class I, class = typename enable_if<is_integral<I>::value>::type> __device__ __forceinline__ bool isfinite(I) { return true; }
-template <class I, class = typename enable_if<is_integral<I>::value>::type> __device__ __forceinline__ bool signbit(I x) { return x < 0; }
-// fma of mixed or integer arguments, in double (as C++ promotes them).
-template <class A, class B, class C,
-          class = typename enable_if<!(is_same<A, B>::value && is_same<B, C>::value) || is_integral<A>::value>::type>
-__device__ __forceinline__ double fma(A a, B b, C c) { return ::fma(double(a), double(b), double(c)); }
-// min and max of two different types (max(x, 0) for a float x, min(i, 3ll) for an int i), which
-// CUDA's overloads leave ambiguous: computed in the type C++ gives a + b. Where CUDA declares the exact
-// pair, its non-template overload wins; equal types always use CUDA's own.
-#define TILEJIT_MIXED_MIN_MAX(f)                                                                            \
-  template <class A, class B, class = typename enable_if<!is_same<A, B>::value>::type>                     \
-  __device__ __forceinline__ auto f(A a, B b) {                                                            \
-    using R = decltype(a + b);                                                                             \
-    return ::f(static_cast<R>(a), static_cast<R>(b));                                                     \
-  }
-TILEJIT_MIXED_MIN_MAX(min) TILEJIT_MIXED_MIN_MAX(max)
-#undef TILEJIT_MIXED_MIN_MAX
-}  // namespace elementwise_functions
-
-// One scalar parameter; the host writes the member of the scalar's dtype.
-union elementwise_scalar {
-  double f64;
-  float f32;
-  long long i64;
-  int i32;
-};
 
 // The kernel's only parameter: operands, element count, scalars (168 bytes).
 struct elementwise_params {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <tilejit/dtype.hpp>
+#include <tilejit/elementwise.hpp>  // Scalar, the body language
 #include <tilejit/gemm_config.hpp>
 #include <tilejit/kernel.hpp>
 #include <tilejit/runtime.hpp>
@@ -24,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tilejit {
 
@@ -42,10 +44,50 @@ struct MatrixRef {
   std::int64_t batch_stride = 0;  // elements between consecutive matrices of a batch; 0: the same matrix
 };
 
+// A vector an epilogue body reads at the output element's row (`name[m]`, m values) or column
+// (`name[n]`, n values).
+enum class EpilogueAxis : std::uint8_t { row, column };
+struct EpilogueVector {
+  std::string name;
+  CUdeviceptr ptr = 0;
+  DType dtype = DType::f32;
+  EpilogueAxis axis = EpilogueAxis::column;
+  std::int64_t batch_stride = 0;  // elements between the vectors of a batch; 0: one vector for all
+};
+// An M x N matrix an epilogue body reads at the output element by its name, or writes as an output
+// beside D; its own pointer, dtype, layout, leading dimension (0: tight) and batch stride.
+struct EpilogueMatrix {
+  std::string name;
+  MatrixRef matrix;
+};
+inline constexpr std::size_t kMaxEpilogueOperands = 8;  // vectors and matrix inputs together
+inline constexpr std::size_t kMaxEpilogueOutputs = 3;   // beside d
+inline constexpr std::size_t kMaxEpilogueScalars = 8;
+
+// What happens to each output element after the product: compiled into the GEMM kernel.
+//
+// The fixed form: D = act(alpha * A B + beta * C + bias), with `bias` and `activation` below.
+//
+// A body (`body` not empty) in the elementwise language (tilejit/elementwise.hpp: the same
+// operators and functions) assigns `d`, D's element, and every output in `outputs`; it reads
+//   acc          the f32 accumulator after alpha (alpha * (A B)[m, n])
+//   c            C's element (read where the body names it; beta is the problem's, as `beta`)
+//   alpha, beta  the problem's (they change per call without recompiling)
+//   m, n         the element's row and column (integers)
+//   name[m], name[n]  an element of a per-row or per-column vector in `vectors`
+//   name         an element of a matrix in `inputs`, or a scalar in `scalars`
+// e.g. "d = gelu(acc + bias[n]) * scale[m] + residual". Each body is its own kernel (the body is
+// part of the kernel key); scalars' values change per plan without recompiling. The fixed form is
+// the body "d = act(acc + beta * c + bias[n])" (C read only when beta != 0).
 struct GemmEpilogue {
-  CUdeviceptr bias = 0;  // optional: one value per column of D (n values)
+  CUdeviceptr bias = 0;  // fixed form, optional: one value per column of D (n values)
   DType bias_dtype = DType::f32;
-  Activation activation = Activation::none;  // gelu is the exact erf form
+  Activation activation = Activation::none;  // fixed form; gelu is the exact erf form
+  std::string body;
+  std::vector<EpilogueVector> vectors;
+  std::vector<EpilogueMatrix> inputs;
+  std::vector<EpilogueMatrix> outputs;
+  std::vector<Scalar> scalars;
 };
 
 struct GemmProblem {

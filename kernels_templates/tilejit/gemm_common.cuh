@@ -1,14 +1,31 @@
 // What every GEMM kernel shares: its parameter block, element access by layout, the order in which
-// blocks walk the tiles, and the fused epilogue.
+// blocks walk the tiles, and the fused epilogue's device side.
 #pragma once
 
+#include "tilejit/body_functions.cuh"
 #include "tilejit/dtype.cuh"
 #include "tilejit/grid_dependency.cuh"
 #include "tilejit/meta.cuh"
 
 namespace tilejit {
 
-// The kernel's only parameter (layouts, dtypes and tiles are template parameters).
+// An operand of the epilogue: a vector (ld unused) or an M x N matrix, and the elements between the
+// operands of a batch.
+struct epilogue_operand {
+  const void* ptr;
+  long long ld;
+  long long batch_stride;
+};
+// What an epilogue body reads and writes beside the GEMM's own operands (see GemmEpilogue): its
+// vectors and matrix inputs, its outputs beside D, its named scalars.
+struct gemm_epilogue_params {
+  epilogue_operand in[8];
+  epilogue_operand out[3];
+  elementwise_scalar scalar[8];
+};
+static_assert(sizeof(gemm_epilogue_params) == 328, "gemm_epilogue_params must match tilejit::ops::EpilogueParams on the host");
+
+// The kernel's parameter block (layouts, dtypes, tiles and the epilogue's code are template parameters).
 struct gemm_params {
   const void* a;
   const void* b;
@@ -24,17 +41,9 @@ struct gemm_params {
   int whole_tiles;     // wgmma: tiles [0, whole_tiles) (of all batches, in walking order) are not split
   int reserved;
   void* workspace;     // partial tiles of the split tiles, then one arrival counter per (split tile, consumer warpgroup)
+  gemm_epilogue_params epilogue;
 };
-static_assert(sizeof(gemm_params) == 168, "gemm_params must match tilejit::ops::GemmParams on the host");
-
-enum gemm_activation { act_none = 0, act_relu = 1, act_gelu = 2, act_silu = 3 };
-
-template <int Act> __device__ __forceinline__ float activate(float x) {
-  if constexpr (Act == act_relu) return x > 0.f ? x : 0.f;
-  else if constexpr (Act == act_gelu) return 0.5f * x * (1.f + erff(x * 0.70710678118654752440f));
-  else if constexpr (Act == act_silu) return x / (1.f + __expf(-x));
-  else return x;
-}
+static_assert(sizeof(gemm_params) == 496, "gemm_params must match tilejit::ops::GemmParams on the host");
 
 // Element (r, c) of a matrix that is row-major (RowMajor) or column-major, leading dimension ld.
 template <bool RowMajor> __device__ __forceinline__ long long offset_of(long long r, long long c, long long ld) {
@@ -57,21 +66,35 @@ template <int GroupM> __device__ __forceinline__ void tile_of_block(const gemm_p
   tile_coords<GroupM>(static_cast<int>(blockIdx.x), p.tiles_m, p.tiles_n, tile_m, tile_n);
 }
 
-// act(alpha * acc + beta * C + bias) for output (r, c), which lies inside D. Cfg::BIAS_ROW: the bias
-// has one value per row (a swapped kernel's D^T, whose rows are the user's columns).
-template <class Cfg>
-__device__ __forceinline__ float epilogue_value(const gemm_params& p, long long batch, long long r, long long c, float acc) {
-  float v = p.alpha * acc;
-  if (p.beta != 0.f) {
-    const auto* C = static_cast<const typename Cfg::TC*>(p.c) + batch * p.stride_c;
-    v += p.beta * to_compute(C[offset_of<Cfg::C_ROW>(r, c, p.ldc)]);
-  }
-  // The bias runs along D's columns; a kernel computing D^T (swapped operands) adds it along rows.
-  if constexpr (Cfg::HAS_BIAS) v += static_cast<float>(to_compute(static_cast<const typename Cfg::TBias*>(p.bias)[Cfg::BIAS_ROW ? r : c]));
-  return activate<Cfg::ACT>(v);
+// Element i of an epilogue vector, in its compute type; 0 past its end (a tile's rows and columns
+// past D's edge read nothing).
+template <class T> struct epilogue_vector {
+  const T* values;
+  long long extent;
+  __device__ __forceinline__ epilogue_vector(const epilogue_operand& o, long long batch, long long n)
+      : values(static_cast<const T*>(o.ptr) + batch * o.batch_stride), extent(n) {}
+  __device__ __forceinline__ compute_t<T> operator[](long long i) const { return i < extent ? to_compute(values[i]) : compute_t<T>(0); }
+};
+
+// Element (m, n) of an epilogue matrix (RowMajor or column-major, its ld and batch stride).
+template <class T, bool RowMajor>
+__device__ __forceinline__ compute_t<T> epilogue_load(const epilogue_operand& o, long long batch, long long m, long long n) {
+  return to_compute(static_cast<const T*>(o.ptr)[batch * o.batch_stride + (RowMajor ? m * o.ld + n : n * o.ld + m)]);
+}
+template <class T, bool RowMajor, class V>
+__device__ __forceinline__ void epilogue_store(const epilogue_operand& o, long long batch, long long m, long long n, V v) {
+  static_cast<T*>(const_cast<void*>(o.ptr))[batch * o.batch_stride + (RowMajor ? m * o.ld + n : n * o.ld + m)] = convert_to<T>(v);
 }
 
-// D = act(alpha * acc + beta * C + bias) for one element, converted to D's dtype.
+// D's value for the kernel's output (r, c) from the accumulator: the generated epilogue (the body of
+// GemmEpilogue, or its fixed form act(alpha * acc + beta * C + bias)), which also writes the
+// epilogue's other outputs. Outside D it reads nothing and writes nothing.
+template <class Cfg>
+__device__ __forceinline__ float epilogue_value(const gemm_params& p, long long batch, long long r, long long c, float acc) {
+  return Cfg::epilogue::template apply<Cfg>(p, batch, r, c, acc);
+}
+
+// D's element (r, c) from the accumulator through the epilogue, converted to D's dtype.
 template <class Cfg>
 __device__ __forceinline__ void store_output(const gemm_params& p, long long batch, long long r, long long c, float acc) {
   if (r >= p.m || c >= p.n) return;

@@ -56,10 +56,11 @@ template <std::size_t N> bool contains(const std::string_view (&list)[N], std::s
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-[[noreturn]] void fail(std::string_view body, std::size_t column, const std::string& what) {
+[[noreturn]] void fail(std::string_view subject, std::string_view body, std::size_t column, const std::string& what) {
   std::string caret(column > 0 ? column - 1 : 0, ' ');
-  throw InvalidArgument(fmt::format("elementwise body: {} at column {}\n  {}\n  {}^", what, column, body, caret));
+  throw InvalidArgument(fmt::format("{}: {} at column {}\n  {}\n  {}^", subject, what, column, body, caret));
 }
+[[noreturn]] void fail(std::string_view body, std::size_t column, const std::string& what) { fail("elementwise body", body, column, what); }
 
 // Scans a numeric literal starting at i; returns its end or npos when malformed.
 std::size_t scan_number(std::string_view s, std::size_t i) {
@@ -100,13 +101,13 @@ std::size_t scan_number(std::string_view s, std::size_t i) {
 
 class Parser {
  public:
-  Parser(std::string_view body, std::vector<BodyToken> tokens, const ElementwiseOp& op)
-      : body_(body), tokens_(std::move(tokens)) {
+  Parser(std::string_view body, std::vector<BodyToken> tokens, const std::vector<BodyName>& names, std::string_view what)
+      : what_(what), body_(body), tokens_(std::move(tokens)) {
     int index = 0;
-    for (const auto& o : op.inputs) variables_[o.name] = index++, integral_[o.name] = !dtype_is_float(o.dtype);
-    for (const auto& o : op.outputs)
-      outputs_[o.name] = static_cast<int>(outputs_.size()), variables_[o.name] = index++, integral_[o.name] = !dtype_is_float(o.dtype);
-    for (const auto& sc : op.scalars) variables_[sc.name] = index++, integral_[sc.name] = !dtype_is_float(sc.value.dtype());
+    for (const auto& n : names) {
+      if (n.role == BodyName::Role::output) outputs_[n.name] = static_cast<int>(outputs_.size());
+      variables_[n.name] = index++, integral_[n.name] = n.integral, roles_[n.name] = n.role;
+    }
   }
 
   ParsedBody parse_body() {
@@ -175,7 +176,7 @@ class Parser {
     Parser& parser;
     NestingGuard(Parser& p, const BodyToken& at) : parser(p) {
       if (++parser.nesting_ > kMaxNesting)
-        fail(parser.body_, at.column, fmt::format("parentheses, calls and operators nested more than {} levels deep", kMaxNesting));
+        parser.fail(parser.body_, at.column, fmt::format("parentheses, calls and operators nested more than {} levels deep", kMaxNesting));
     }
     ~NestingGuard() { --parser.nesting_; }
   };
@@ -275,6 +276,10 @@ class Parser {
     }
     unexpected(t, "a value");
   }
+  [[noreturn]] void fail(std::string_view body, std::size_t column, const std::string& message) const {
+    ops::fail(what_, body, column, message);
+  }
+
   BodyExpr identifier(const BodyToken& t) {
     bool call = peek().text == "(";
     if (contains(kFunctions, t.text) || contains(kCasts, t.text)) {
@@ -299,6 +304,24 @@ class Parser {
     auto v = variables_.find(t.text);
     if (v != variables_.end()) {
       if (call) fail(body_, t.column, fmt::format("'{}' is an operand or scalar, not a function", t.text));
+      const BodyName::Role role = roles_.at(t.text);
+      const bool vector = role == BodyName::Role::row_vector || role == BodyName::Role::column_vector;
+      if (vector) {
+        // A vector is read at the element's row or column: exactly name[m] or name[n].
+        const char* axis = role == BodyName::Role::row_vector ? "m" : "n";
+        const char* kind = role == BodyName::Role::row_vector ? "per-row" : "per-column";
+        if (peek().text != "[") fail(body_, t.column, fmt::format("'{}' is a {} vector: read it as {}[{}]", t.text, kind, t.text, axis));
+        next();
+        const BodyToken& index = next();
+        if (index.text != axis || peek().text != "]")
+          fail(body_, index.column,
+               fmt::format("'{}' is a {} vector: its index is {} alone, as {}[{}]", t.text, kind, axis, t.text, axis));
+        next();
+      } else if (peek().text == "[") {
+        fail(body_, peek().column,
+             fmt::format("'{}' is {}: it is read at the output element by its name alone, not indexed", t.text,
+                         role == BodyName::Role::output ? "an output" : "a value (an M x N operand, a scalar or an index)"));
+      }
       BodyExpr e{BodyExpr::Kind::variable, t.text, v->second, {}};
       e.integral = integral_.at(t.text);
       return e;
@@ -313,12 +336,14 @@ class Parser {
     return out.empty() ? "none" : out;
   }
 
+  std::string_view what_;
   std::string_view body_;
   std::vector<BodyToken> tokens_;
   std::size_t pos_ = 0;
   int nesting_ = 0;
   std::map<std::string, int> variables_, outputs_;
   std::map<std::string, bool> integral_;  // every declared name: whether its compute type is an integer
+  std::map<std::string, BodyName::Role> roles_;
   std::set<std::string> assigned_;
 };
 
@@ -338,7 +363,7 @@ bool is_reserved_name(std::string_view name) { return contains(kKeywords, name);
 
 std::span<const std::string_view> allowed_functions() { return kFunctions; }
 
-std::vector<BodyToken> tokenize_body(std::string_view s) {
+std::vector<BodyToken> tokenize_body(std::string_view s, bool indexing) {
   std::vector<BodyToken> out;
   std::size_t i = 0;
   while (i < s.size()) {
@@ -372,7 +397,13 @@ std::vector<BodyToken> tokenize_body(std::string_view s) {
       case '{':
       case '}': fail(s, col, fmt::format("'{}' is not allowed: a body holds assignments, not blocks", c));
       case '[':
-      case ']': fail(s, col, fmt::format("'{}' is not allowed: operands are elements, not arrays", c));
+      case ']':
+        if (indexing) {
+          out.push_back({BodyToken::Kind::symbol, std::string(1, c), col});
+          ++i;
+          continue;
+        }
+        fail(s, col, fmt::format("'{}' is not allowed: operands are elements, not arrays", c));
       case '"':
       case '\'': fail(s, col, "string and character literals are not allowed");
       case '.': fail(s, col, "'.' is not allowed outside a number: no member access");
@@ -413,7 +444,34 @@ ParsedBody validate_op(const ElementwiseOp& op) {
   for (const auto& s : op.scalars) declare("scalar", s.name);
   if (!op.name.empty() && !std::all_of(op.name.begin(), op.name.end(), [](char c) { return is_ident_char(c) || c == '-'; }))
     throw InvalidArgument(fmt::format("elementwise op name '{}': use letters, digits, '_' and '-'", op.name));
-  return Parser(op.body, tokenize_body(op.body), op).parse_body();
+  std::vector<BodyName> names;
+  for (const auto& o : op.inputs) names.push_back({o.name, BodyName::Role::value, !dtype_is_float(o.dtype)});
+  for (const auto& o : op.outputs) names.push_back({o.name, BodyName::Role::output, !dtype_is_float(o.dtype)});
+  for (const auto& sc : op.scalars) names.push_back({sc.name, BodyName::Role::value, !dtype_is_float(sc.value.dtype())});
+  return Parser(op.body, tokenize_body(op.body), names, "elementwise body").parse_body();
+}
+
+ParsedBody parse_body(std::string_view body, const std::vector<BodyName>& names, std::string_view what) {
+  std::vector<BodyToken> tokens;
+  try {
+    tokens = tokenize_body(body, /*indexing=*/true);
+  } catch (const InvalidArgument& e) {
+    // The tokenizer names elementwise bodies; say what this body is.
+    std::string message = e.what();
+    const std::string_view prefix = "elementwise body";
+    if (message.starts_with(prefix)) message = std::string(what) + message.substr(prefix.size());
+    throw InvalidArgument(message);
+  }
+  return Parser(body, std::move(tokens), names, what).parse_body();
+}
+
+void check_body_name(std::string_view what, std::string_view role, std::string_view name) {
+  if (name.empty()) throw InvalidArgument(fmt::format("{} {}: empty name", what, role));
+  const bool ok = is_ident_start(name[0]) && std::all_of(name.begin(), name.end(), is_ident_char);
+  if (!ok)
+    throw InvalidArgument(fmt::format("{} {} '{}': not a valid name (letters, digits and '_', not starting with a digit)", what, role, name));
+  if (is_reserved_name(name) || name.starts_with("__") || contains(kFunctions, name) || contains(kCasts, name))
+    throw InvalidArgument(fmt::format("{} {} '{}': the name is reserved (a C++ keyword, a function or an internal name)", what, role, name));
 }
 
 }  // namespace tilejit::ops

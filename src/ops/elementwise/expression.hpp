@@ -19,7 +19,8 @@ struct BodyToken {
 };
 
 // Splits a body into tokens; throws InvalidArgument on a character or token that may not appear.
-std::vector<BodyToken> tokenize_body(std::string_view body);
+// `indexing`: '[' and ']' may appear (GEMM epilogues read vectors as bias[n]).
+std::vector<BodyToken> tokenize_body(std::string_view body, bool indexing = false);
 
 // The parsed body. Variables are numbered inputs first, then outputs, then scalars.
 struct BodyExpr {
@@ -39,6 +40,21 @@ struct BodyStatement {
 struct ParsedBody {
   std::vector<BodyStatement> statements;
 };
+
+// A name a body may use, for bodies other than an elementwise op's (a GEMM epilogue's): a value
+// (an operand or scalar read at the element), an output, or a vector read at the element's row
+// (name[m]) or column (name[n]). Variables are numbered in the order given.
+struct BodyName {
+  enum class Role { value, output, row_vector, column_vector };
+  std::string name;
+  Role role = Role::value;
+  bool integral = false;  // its compute type is an integer
+};
+// Parses `body` over `names`; every message starts with `what` ("GEMM epilogue") and points at the
+// column. Throws InvalidArgument.
+ParsedBody parse_body(std::string_view body, const std::vector<BodyName>& names, std::string_view what);
+// Checks a name a body declares: valid identifier, not reserved; `role` says what it names.
+void check_body_name(std::string_view what, std::string_view role, std::string_view name);
 
 // Checks names (operands and scalars: valid, distinct, not reserved) and the body (grammar, every
 // identifier declared or allowed, assignments only to outputs, every output assigned).

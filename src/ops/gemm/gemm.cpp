@@ -68,6 +68,10 @@ void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::
 
 namespace ops {
 
+void check_gemm_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed) {
+  check_matrix(name, r, rows, cols, batch, needed);
+}
+
 GemmProblem with_pointers(const GemmProblem& planned, const GemmPointers& ptrs) {
   GemmProblem p = planned;
   if (ptrs.a) p.a.ptr = ptrs.a;
@@ -123,10 +127,10 @@ GemmProblem normalized(const GemmProblem& in) {
   tight(p.b, p.k, p.n);
   tight(p.d, p.m, p.n);
   if (p.c.ptr == 0) {
-    // No C: beta applies to D itself (C aliases D).
+    // No C: beta applies to D itself (C aliases D), and an epilogue body naming c reads D.
     CUdeviceptr keep = p.c.ptr;
     p.c = p.d;
-    if (p.beta == 0.f) p.c.ptr = keep;
+    if (p.beta == 0.f && !epilogue_reads_c(p.epilogue)) p.c.ptr = keep;
   }
   tight(p.c, p.m, p.n);
   return p;
@@ -134,7 +138,7 @@ GemmProblem normalized(const GemmProblem& in) {
 
 }  // namespace ops
 
-void validate_gemm(const GemmProblem& in) {
+void ops::validate_gemm_operands(const GemmProblem& in) {
   const GemmProblem p = ops::normalized(in);
   if (p.m < 0 || p.n < 0 || p.k < 0)
     throw InvalidArgument(fmt::format("GEMM: sizes must not be negative (m={}, n={}, k={})", p.m, p.n, p.k));
@@ -151,8 +155,9 @@ void validate_gemm(const GemmProblem& in) {
   check_matrix("A", p.a, p.m, p.k, p.batch, any && p.k > 0);
   check_matrix("B", p.b, p.k, p.n, p.batch, any && p.k > 0);
   check_matrix("D", p.d, p.m, p.n, p.batch, any);
-  if (p.beta != 0.f) check_matrix("C", p.c, p.m, p.n, p.batch, any);
-  if (p.beta != 0.f && p.c.ptr == p.d.ptr &&
+  const bool reads_c = p.beta != 0.f || ops::epilogue_reads_c(p.epilogue);
+  if (reads_c) check_matrix("C", p.c, p.m, p.n, p.batch, any);
+  if (reads_c && p.c.ptr == p.d.ptr &&
       (p.c.layout != p.d.layout || p.c.ld != p.d.ld || p.c.batch_stride != p.d.batch_stride || p.c.dtype != p.d.dtype))
     throw InvalidArgument("GEMM: C aliases D with another dtype, layout, leading dimension or batch stride; each output "
                           "element must be read and written at the same place");
@@ -164,50 +169,60 @@ void validate_gemm(const GemmProblem& in) {
     throw InvalidArgument(fmt::format("GEMM: {}x{} outputs are too many tiles for one launch", p.m, p.n));
 }
 
+void validate_gemm(const GemmProblem& in) {
+  ops::validate_gemm_operands(in);
+  ops::parse_epilogue(ops::normalized(in));
+}
+
 namespace ops {
 
-jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, const GemmVariant& v, const std::string& arch) {
+jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, const GemmVariant& v, const std::string& arch,
+                                const GemmProblem* user_problem) {
   const GemmConfig& c = v.config;
   const bool simt = c.kind == GemmKind::simt;
   int lm = 0, ln = 0;
   if (simt) simt_lanes(c, lm, ln);
   const std::string kernel = simt ? "gemm_simt" : c.kind == GemmKind::mma ? "gemm_mma" : "gemm_wgmma";
-  // The wgmma epilogue for a D written by TMA stores (see gemm_wgmma.cuh) compiles one of two paths:
-  // 1 without C (beta = 0; TMA drops what falls outside D, so tiles on D's edge take it too), else 0.
-  // One path compiles in about half the time of two.
-  const int epilogue = c.kind == GemmKind::wgmma && v.d_tma && p.beta == 0.f ? 1 : 0;
+  // The epilogue describes the user's problem (its m x n operands, its rows and columns); a swapped
+  // kernel computes D^T and maps its coordinates back (see epilogue.cpp).
+  const GemmProblem& user = user_problem ? *user_problem : p;
+  const EpilogueBody epilogue = parse_epilogue(user);
   const std::string source = fmt::format(
       "// tilejit gemm {} {}\n"
       "#include \"{}.cuh\"\n\n"
       "namespace tilejit_gen {{\n"
+      "{}"
       "struct gemm_cfg {{\n"
-      "  using TA = {}; using TB = {}; using TC = {}; using TD = {}; using TBias = {};\n"
+      "  using TA = {}; using TB = {}; using TC = {}; using TD = {};\n"
       "  enum : int {{ BM = {}, BN = {}, BK = {}, WM = {}, WN = {}, STAGES = {} }};\n"
       "  enum : int {{ LM = {}, LN = {} }};\n"
       "  enum : bool {{ A_ROW = {}, B_ROW = {}, C_ROW = {}, D_ROW = {} }};\n"
       "  enum : int {{ A_VEC = {}, B_VEC = {} }};\n"
-      "  enum : bool {{ HAS_BIAS = {}, BIAS_ROW = {} }};\n"
-      "  enum : int {{ ACT = {} }};\n"
       "  enum : bool {{ D_TMA = {} }};\n"
       "  enum : bool {{ PINGPONG = {} }};\n"
       "  enum : int {{ CLUSTER = {} }};\n"
-      "  enum : int {{ EPILOGUE = {} }};\n"
       "  enum : bool {{ KHALVES = {} }};\n"
+      "  using epilogue = gemm_epilogue;\n"
       "}};\n"
       "}}  // namespace tilejit_gen\n",
-      kernel, c.to_string(), kernel, device_type(p.a.dtype), device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype),
-      device_type(p.epilogue.bias_dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln, p.a.layout == Layout::row_major,
-      p.b.layout == Layout::row_major, p.c.layout == Layout::row_major, p.d.layout == Layout::row_major, v.a_vec, v.b_vec,
-      p.epilogue.bias != 0, c.swap_ab, static_cast<int>(p.epilogue.activation), v.d_tma, c.pingpong, c.cluster, epilogue, c.k_halves);
+      kernel, c.to_string(), kernel, epilogue_source(user, epilogue, c.swap_ab, user.beta == 0.f), device_type(p.a.dtype),
+      device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln,
+      p.a.layout == Layout::row_major, p.b.layout == Layout::row_major, p.c.layout == Layout::row_major,
+      p.d.layout == Layout::row_major, v.a_vec, v.b_vec, v.d_tma, c.pingpong, c.cluster, c.k_halves);
+  // A body's kernel is named by a digest of what makes it (the body, the operands' names and types).
+  const std::string epilogue_tag =
+      !user.epilogue.body.empty()
+          ? fmt::format("_epi{:08x}", static_cast<std::uint32_t>(XXH3_64bits(epilogue_signature(user.epilogue).data(),
+                                                                             epilogue_signature(user.epilogue).size())))
+          : std::string(user.epilogue.bias ? "_bias" : "") +
+                (user.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(user.epilogue.activation)));
   const char la = p.a.layout == Layout::row_major ? 'N' : 'T', lb = p.b.layout == Layout::row_major ? 'N' : 'T';
   KernelSource ks;
-  ks.name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}{}", kernel, dtype_name(p.a.dtype),
+  ks.name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}", kernel, dtype_name(p.a.dtype),
                         p.a.dtype == DType::f32 && !simt ? "tf32" : "", la, lb, c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, v.a_vec, v.b_vec,
                         std::string(c.pingpong ? "_pp" : "") + (c.cluster > 1 ? fmt::format("_c{}", c.cluster) : "") +
-                            (c.swap_ab ? "_sw" : "") + (c.k_halves ? "_kh" : "") +
-                            (c.kind == GemmKind::wgmma ? fmt::format("_e{}", epilogue) : "") + (v.d_tma ? "_dtma" : ""),
-                        p.epilogue.bias ? "_bias" : "",
-                        p.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(p.epilogue.activation)));
+                            (c.swap_ab ? "_sw" : "") + (c.k_halves ? "_kh" : "") + (v.d_tma ? "_dtma" : ""),
+                        epilogue_tag);
   ks.text = source;
   jit::ProgramLabels labels{.family = "gemm",
                             .dtypes = fmt::format("{},{}->{}", dtype_name(p.a.dtype), dtype_name(p.b.dtype), dtype_name(p.d.dtype)),
@@ -246,7 +261,7 @@ struct GemmPlanState {
   bool programmatic = false;
 
   jit::KernelRequest request(const ops::GemmVariant& v, const std::string& arch) const {
-    return ops::gemm_request(*rt, kernel_problem, v, arch);
+    return ops::gemm_request(*rt, kernel_problem, v, arch, &problem);
   }
   GemmProblem kernel_view(const GemmProblem& p) const { return ops::wgmma_kernel_problem(config, p); }
   const std::string& arch() const { return target; }
@@ -390,6 +405,7 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<ji
   q.split_k = split;
   q.whole_tiles = static_cast<int>(whole_tiles);
   q.workspace = nullptr;  // split-K: set by the wgmma launcher
+  q.epilogue = ops::epilogue_params(s->problem);  // the user's problem: the epilogue's operands are in its coordinates
   return s;
 }
 
@@ -419,7 +435,10 @@ ops::GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
   put(kinds);
   put(static_cast<std::uint64_t>(p.epilogue.bias_dtype) << 24 | static_cast<std::uint64_t>(p.epilogue.activation) << 16 |
       static_cast<std::uint64_t>(p.math) << 8 | (p.c.ptr == p.d.ptr ? 2u : 0u) | (p.epilogue.bias != 0 ? 1u : 0u));
-  put(p.beta != 0.f ? 1u : 0u);  // alpha and beta's value come with each call; whether C is read makes the kernel
+  // alpha and beta's value come with each call; whether C is read makes the kernel. The epilogue's
+  // names, dtypes, layouts and body make the kernel too (its pointers and scalar values do not).
+  put((p.beta != 0.f ? 1u : 0u) | (p.epilogue.body.empty() ? 0u : XXH3_64bits(ops::epilogue_signature(p.epilogue).data(),
+                                                                                 ops::epilogue_signature(p.epilogue).size()) << 1));
   put(reinterpret_cast<std::uintptr_t>(stream));
   return s;
 }
@@ -451,9 +470,10 @@ void GemmPlan::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, C
 namespace {
 // Launches a plan for `p`: the plan's problem with the pointers, alpha and beta of one run.
 void launch_with(detail::GemmPlanState& s, GemmProblem p, CUstream stream) {
-  validate_gemm(p);
+  ops::validate_gemm_operands(p);  // the epilogue is the plan's, checked when it was made
   ops::check_outputs_apart(p);
   if (p.m == 0 || p.n == 0) return;
+  const ops::EpilogueParams epilogue = ops::epilogue_params(p);  // a bias given with the run replaces the plan's
   p = s.kernel_view(p);
   ops::GemmParams q = s.params;
   q.a = reinterpret_cast<const void*>(p.a.ptr);
@@ -462,6 +482,7 @@ void launch_with(detail::GemmPlanState& s, GemmProblem p, CUstream stream) {
   q.d = reinterpret_cast<void*>(p.d.ptr);
   q.bias = reinterpret_cast<const void*>(p.epilogue.bias);
   q.alpha = p.alpha, q.beta = p.beta;
+  q.epilogue = epilogue;
   jit::make_current(s.rt->context(), s.rt->device_ordinal);
   s.launch(s.loaded(ops::gemm_variant(s.config, p)), q, stream);
 }

@@ -3,6 +3,7 @@
 
 #include "jit/context.hpp"
 #include "jit/kernel_cache.hpp"
+#include "ops/gemm/epilogue.hpp"
 
 #include <tilejit/gemm.hpp>
 
@@ -34,8 +35,15 @@ struct GemmParams {
   int batch, split_k;
   int whole_tiles, reserved;
   void* workspace;
+  EpilogueParams epilogue;
 };
-static_assert(sizeof(GemmParams) == 168, "must match gemm_params in gemm_common.cuh");
+static_assert(sizeof(GemmParams) == 496, "must match gemm_params in gemm_common.cuh");
+
+// validate_gemm without the epilogue's body (the launch path of a plan, whose epilogue was checked).
+void validate_gemm_operands(const GemmProblem& p);
+// Checks one matrix operand (dtype, leading dimension, batch stride, pointer, span) of `rows` x
+// `cols`; throws InvalidArgument naming it. `needed`: it is read or written (its pointer must be set).
+void check_gemm_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed);
 
 // A problem with its leading dimensions resolved (0 -> tight) and its C defaulted to D.
 GemmProblem normalized(const GemmProblem& p);
@@ -92,7 +100,10 @@ void simt_lanes(const GemmConfig& cfg, int& lm, int& ln);
 // The widest global copy the operands' alignment allows for this configuration.
 GemmVariant gemm_variant(const GemmConfig& cfg, const GemmProblem& p);
 
-jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, const GemmVariant& v, const std::string& arch);
+// The request for the kernel computing `p` (a plan's kernel problem); `user_problem` (default: `p`)
+// is the problem as the user gave it, which the epilogue describes.
+jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, const GemmVariant& v, const std::string& arch,
+                                const GemmProblem* user_problem = nullptr);
 // Maximum dynamic shared memory per block of an arch, for validation without a device.
 int arch_shared_memory_limit(const std::string& arch);
 

@@ -1,0 +1,250 @@
+#include "ops/gemm/epilogue.hpp"
+
+#include "ops/elementwise/codegen.hpp"
+#include "ops/gemm/gemm_internal.hpp"
+
+#include <tilejit/error.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace tilejit::ops {
+namespace {
+
+constexpr const char* kWhat = "GEMM epilogue";
+
+// The names every body sees, in the order of their variables.
+constexpr const char* kBuiltins[] = {"acc", "c", "alpha", "beta", "m", "n", "d"};
+
+bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
+
+std::int64_t tight_ld(const MatrixRef& r, std::int64_t rows, std::int64_t cols) {
+  return r.ld ? r.ld : std::max<std::int64_t>(1, r.layout == Layout::row_major ? cols : rows);
+}
+
+// beta * c only where beta is not 0: a plan's kernel knows (0 * c would still read C, and turn an
+// Inf or NaN left in D into NaN).
+std::string fixed_form_body(const GemmEpilogue& e, bool with_c) {
+  std::string v = with_c ? "acc + beta * c" : "acc";
+  if (e.bias) v += " + bias[n]";
+  switch (e.activation) {
+    case Activation::none: break;
+    case Activation::relu: v = "relu(" + v + ")"; break;
+    case Activation::gelu: v = "gelu(" + v + ")"; break;
+    case Activation::silu: v = "silu(" + v + ")"; break;
+  }
+  return "d = " + v;
+}
+
+void mark_used(const BodyExpr& e, std::vector<bool>& used) {
+  if (e.kind == BodyExpr::Kind::variable && e.variable >= 0) used[static_cast<std::size_t>(e.variable)] = true;
+  for (const auto& a : e.args) mark_used(a, used);
+}
+
+std::string_view scalar_member(DType t) {
+  switch (t) {
+    case DType::f32: return "f32";
+    case DType::f64: return "f64";
+    case DType::i32: return "i32";
+    default: return "i64";
+  }
+}
+
+}  // namespace
+
+bool EpilogueBody::reads(std::string_view name) const {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i].name == name) return used[i];
+  return false;
+}
+
+bool epilogue_reads_c(const GemmEpilogue& e) {
+  if (e.body.empty()) return false;  // the fixed form reads C where beta != 0, as GEMMs do
+  try {
+    for (const auto& t : tokenize_body(e.body, /*indexing=*/true))
+      if (t.kind == BodyToken::Kind::identifier && t.text == "c") return true;
+  } catch (const InvalidArgument&) {
+    // parse_epilogue reports it
+  }
+  return false;
+}
+
+EpilogueBody parse_epilogue(const GemmProblem& p) {
+  const GemmEpilogue& e = p.epilogue;
+  EpilogueBody b;
+  b.fixed_form = e.body.empty();
+  if (b.fixed_form) {
+    if (!e.vectors.empty() || !e.inputs.empty() || !e.outputs.empty() || !e.scalars.empty())
+      throw InvalidArgument(fmt::format("{}: vectors, inputs, outputs and scalars are read by a body; give GemmEpilogue::body "
+                                        "(e.g. \"d = gelu(acc + bias[n])\")",
+                                        kWhat));
+    b.text = fixed_form_body(e, p.beta != 0.f);
+  } else {
+    if (e.bias || e.activation != Activation::none)
+      throw InvalidArgument(fmt::format("{}: with a body, write the bias and the activation in it (a vector bias read as "
+                                        "bias[n], e.g. \"d = gelu(acc + bias[n])\") instead of GemmEpilogue::bias / activation",
+                                        kWhat));
+    b.text = e.body;
+  }
+  if (e.vectors.size() + e.inputs.size() > kMaxEpilogueOperands)
+    throw InvalidArgument(fmt::format("{}: {} vectors and {} matrix inputs, at most {} together", kWhat, e.vectors.size(), e.inputs.size(),
+                                      kMaxEpilogueOperands));
+  if (e.outputs.size() > kMaxEpilogueOutputs)
+    throw InvalidArgument(fmt::format("{}: {} outputs beside d, at most {}", kWhat, e.outputs.size(), kMaxEpilogueOutputs));
+  if (e.scalars.size() > kMaxEpilogueScalars)
+    throw InvalidArgument(fmt::format("{}: {} scalars, at most {}", kWhat, e.scalars.size(), kMaxEpilogueScalars));
+
+  std::set<std::string> seen(std::begin(kBuiltins), std::end(kBuiltins));
+  auto declare = [&](const char* role, const std::string& name) {
+    check_body_name(kWhat, role, name);
+    if (std::find(std::begin(kBuiltins), std::end(kBuiltins), name) != std::end(kBuiltins))
+      throw InvalidArgument(fmt::format("{} {} '{}': the name is the body's own (acc, c, alpha, beta, m, n, d)", kWhat, role, name));
+    if (!seen.insert(name).second) throw InvalidArgument(fmt::format("{} {} '{}': the name is declared twice", kWhat, role, name));
+  };
+  const bool any = p.m > 0 && p.n > 0;
+  for (const auto& v : e.vectors) {
+    declare("vector", v.name);
+    if (!is_float(v.dtype))
+      throw InvalidArgument(fmt::format("{} vector '{}': dtype {} is not supported (f32, f16 or bf16)", kWhat, v.name, dtype_name(v.dtype)));
+    if (any && v.ptr == 0) throw InvalidArgument(fmt::format("{} vector '{}': null pointer", kWhat, v.name));
+    if (v.ptr % dtype_size(v.dtype) != 0)
+      throw InvalidArgument(fmt::format("{} vector '{}': pointer not aligned to its {}-byte elements", kWhat, v.name, dtype_size(v.dtype)));
+    if (v.batch_stride < 0) throw InvalidArgument(fmt::format("{} vector '{}': negative batch stride", kWhat, v.name));
+  }
+  auto check_mn = [&](const char* role, const EpilogueMatrix& x) {
+    declare(role, x.name);
+    MatrixRef r = x.matrix;
+    r.ld = tight_ld(r, p.m, p.n);
+    check_gemm_matrix(fmt::format("epilogue {} '{}'", role, x.name).c_str(), r, p.m, p.n, p.batch, any);
+  };
+  for (const auto& x : e.inputs) check_mn("input", x);
+  for (const auto& x : e.outputs) check_mn("output", x);
+  for (const auto& s : e.scalars) {
+    declare("scalar", s.name);
+    const DType t = s.value.dtype();
+    if (t != DType::f32 && t != DType::f64 && t != DType::i32 && t != DType::i64)
+      throw InvalidArgument(fmt::format("{} scalar '{}': dtype {} (f32, f64, i32 or i64)", kWhat, s.name, dtype_name(t)));
+  }
+
+  using Role = BodyName::Role;
+  b.names = {{"acc", Role::value, false}, {"c", Role::value, false},   {"alpha", Role::value, false},
+             {"beta", Role::value, false}, {"m", Role::value, true},   {"n", Role::value, true}};
+  if (b.fixed_form && e.bias) b.names.push_back({"bias", Role::column_vector, false});
+  for (const auto& v : e.vectors) b.names.push_back({v.name, v.axis == EpilogueAxis::row ? Role::row_vector : Role::column_vector, false});
+  for (const auto& x : e.inputs) b.names.push_back({x.name, Role::value, false});
+  for (const auto& s : e.scalars) b.names.push_back({s.name, Role::value, !dtype_is_float(s.value.dtype())});
+  b.names.push_back({"d", Role::output, false});
+  for (const auto& x : e.outputs) b.names.push_back({x.name, Role::output, false});
+  b.parsed = parse_body(b.text, b.names, kWhat);
+  b.used.assign(b.names.size(), false);
+  for (const auto& st : b.parsed.statements) mark_used(st.value, b.used);
+  return b;
+}
+
+std::string epilogue_source(const GemmProblem& p, const EpilogueBody& b, bool swapped, bool beta_zero) {
+  const GemmEpilogue& e = p.epilogue;
+  std::string decl;
+  auto add = [&](const std::string& line) { decl += "    " + line + "\n"; };
+  // C in the kernel's own coordinates and layout (a swapped kernel's C is the user's C^T).
+  if (b.reads("c")) {
+    (void)beta_zero;  // the fixed form names c only where beta is not 0
+    add(fmt::format("const float c = {} ? static_cast<float>(tilejit::to_compute(static_cast<const typename Cfg::TC*>(__p.c)"
+                    "[__batch * __p.stride_c + tilejit::offset_of<Cfg::C_ROW>(__r, __c, __p.ldc)])) : 0.f;",
+                    "__inside"));
+  }
+  if (b.reads("alpha")) add("const float alpha = __p.alpha;");
+  if (b.reads("beta")) add("const float beta = __p.beta;");
+  int slot = 0;
+  if (b.fixed_form && e.bias) {
+    add(fmt::format("const tilejit::epilogue_vector<{}> bias{{__e.in[0], __batch, __cols}};", device_type(e.bias_dtype)));
+    slot = 1;
+  }
+  for (const auto& v : e.vectors) {
+    if (b.reads(v.name))
+      add(fmt::format("const tilejit::epilogue_vector<{}> {}{{__e.in[{}], __batch, {}}};", device_type(v.dtype), v.name, slot,
+                      v.axis == EpilogueAxis::row ? "__rows" : "__cols"));
+    ++slot;
+  }
+  for (const auto& x : e.inputs) {
+    if (b.reads(x.name))
+      add(fmt::format("const float {} = __inside ? static_cast<float>(tilejit::epilogue_load<{}, {}>(__e.in[{}], __batch, m, n)) : 0.f;",
+                      x.name, device_type(x.matrix.dtype), x.matrix.layout == Layout::row_major, slot));
+    ++slot;
+  }
+  for (std::size_t i = 0; i < e.scalars.size(); ++i)
+    if (b.reads(e.scalars[i].name))
+      add(fmt::format("const {} {} = __e.scalar[{}].{};", compute_type(e.scalars[i].value.dtype()), e.scalars[i].name, i,
+                      scalar_member(e.scalars[i].value.dtype())));
+  add("float d = 0.f;");
+  for (const auto& x : e.outputs) add(fmt::format("float {} = 0.f;", x.name));
+  std::string stores;
+  for (std::size_t i = 0; i < e.outputs.size(); ++i)
+    stores += fmt::format("    if (__inside) tilejit::epilogue_store<{}, {}>(__e.out[{}], __batch, m, n, {});\n",
+                          device_type(e.outputs[i].matrix.dtype), e.outputs[i].matrix.layout == Layout::row_major, i, e.outputs[i].name);
+  std::string body = b.text;
+  while (!body.empty() && (body.back() == ' ' || body.back() == '\n' || body.back() == ';')) body.pop_back();
+  return fmt::format(
+      "// epilogue: {}\n"
+      "struct gemm_epilogue {{\n"
+      "  enum : bool {{ SWAPPED = {}, EXTRA_OUTPUTS = {} }};\n"
+      "  // D's value at the kernel's output (__r, __c) of batch __batch, from the accumulator; the\n"
+      "  // other outputs are stored here. Reads outside D return 0 (rows and columns past D's edge).\n"
+      "  template <class Cfg>\n"
+      "  __device__ __forceinline__ static float apply(const tilejit::gemm_params& __p, long long __batch, long long __r,\n"
+      "                                                long long __c, float __acc) {{\n"
+      "    using namespace tilejit::elementwise_functions;\n"
+      "    const tilejit::gemm_epilogue_params& __e = __p.epilogue;\n"
+      "    (void)__e;\n"
+      "    const bool __inside = __r < __p.m && __c < __p.n;\n"
+      "    (void)__inside;\n"
+      "    // The user's row and column and sizes: a swapped kernel computes D^T.\n"
+      "    const long long m = SWAPPED ? __c : __r, n = SWAPPED ? __r : __c;\n"
+      "    const long long __rows = SWAPPED ? __p.n : __p.m, __cols = SWAPPED ? __p.m : __p.n;\n"
+      "    (void)m, (void)n, (void)__rows, (void)__cols;\n"
+      "    const float acc = __p.alpha * __acc;\n"
+      "{}"
+      "    {};\n"
+      "{}"
+      "    return d;\n"
+      "  }}\n"
+      "}};\n",
+      b.fixed_form ? "fixed form" : "body", swapped ? 1 : 0, e.outputs.empty() ? 0 : 1, decl, body, stores);
+}
+
+EpilogueParams epilogue_params(const GemmProblem& p) {
+  const GemmEpilogue& e = p.epilogue;
+  EpilogueParams q{};
+  std::size_t slot = 0;
+  if (e.body.empty() && e.bias) q.in[slot++] = {reinterpret_cast<const void*>(e.bias), 0, 0};
+  for (const auto& v : e.vectors) q.in[slot++] = {reinterpret_cast<const void*>(v.ptr), 0, v.batch_stride};
+  for (const auto& x : e.inputs)
+    q.in[slot++] = {reinterpret_cast<const void*>(x.matrix.ptr), tight_ld(x.matrix, p.m, p.n), x.matrix.batch_stride};
+  for (std::size_t i = 0; i < e.outputs.size(); ++i)
+    q.out[i] = {reinterpret_cast<const void*>(e.outputs[i].matrix.ptr), tight_ld(e.outputs[i].matrix, p.m, p.n),
+                e.outputs[i].matrix.batch_stride};
+  for (std::size_t i = 0; i < e.scalars.size(); ++i) {
+    const ScalarValue& v = e.scalars[i].value;
+    q.scalar[i].i64 = 0;
+    switch (v.dtype()) {
+      case DType::f32: q.scalar[i].f32 = static_cast<float>(v.as_double()); break;
+      case DType::f64: q.scalar[i].f64 = v.as_double(); break;
+      case DType::i32: q.scalar[i].i32 = static_cast<int>(v.as_int()); break;
+      default: q.scalar[i].i64 = v.as_int(); break;
+    }
+  }
+  return q;
+}
+
+std::string epilogue_signature(const GemmEpilogue& e) {
+  std::string s = fmt::format("body {} {}\n", e.body.size(), e.body);
+  for (const auto& v : e.vectors) s += fmt::format("vector {} {} {}\n", v.name, dtype_name(v.dtype), v.axis == EpilogueAxis::row ? "m" : "n");
+  for (const auto& x : e.inputs) s += fmt::format("input {} {} {}\n", x.name, dtype_name(x.matrix.dtype), layout_name(x.matrix.layout));
+  for (const auto& x : e.outputs) s += fmt::format("output {} {} {}\n", x.name, dtype_name(x.matrix.dtype), layout_name(x.matrix.layout));
+  for (const auto& sc : e.scalars) s += fmt::format("scalar {} {}\n", sc.name, dtype_name(sc.value.dtype()));
+  return s;
+}
+
+}  // namespace tilejit::ops

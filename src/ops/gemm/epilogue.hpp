@@ -1,0 +1,59 @@
+// GEMM epilogues as bodies in the elementwise language (GemmEpilogue in include/tilejit/gemm.hpp):
+// validation before anything compiles, the generated epilogue struct the GEMM templates call for
+// every output element, and the device parameter block that carries its operands and scalars.
+// The fixed form (bias, activation) is written as a body here, so every epilogue takes one path.
+#pragma once
+
+#include "ops/elementwise/expression.hpp"
+
+#include <tilejit/gemm.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tilejit::ops {
+
+// Host mirror of tilejit::epilogue_operand / gemm_epilogue_params in gemm_common.cuh.
+struct EpilogueOperand {
+  const void* ptr;
+  long long ld;
+  long long batch_stride;
+};
+union EpilogueScalarSlot {
+  double f64;
+  float f32;
+  long long i64;
+  int i32;
+};
+struct EpilogueParams {
+  EpilogueOperand in[kMaxEpilogueOperands];  // the vectors, then the matrix inputs, in declaration order
+  EpilogueOperand out[kMaxEpilogueOutputs];
+  EpilogueScalarSlot scalar[kMaxEpilogueScalars];
+};
+static_assert(sizeof(EpilogueParams) == 328, "must match gemm_epilogue_params in gemm_common.cuh");
+
+// A problem's epilogue, validated: the body (the fixed form written as one), the names it sees and
+// which of them it reads.
+struct EpilogueBody {
+  std::string text;
+  bool fixed_form = false;  // written from bias / activation
+  std::vector<BodyName> names;
+  ParsedBody parsed;
+  std::vector<bool> used;  // per name: the body names it
+  bool reads(std::string_view name) const;
+};
+
+// Validates p.epilogue against the problem (names, dtypes, layouts, pointers, the body's grammar and
+// names); throws InvalidArgument naming what is wrong, before anything is compiled.
+EpilogueBody parse_epilogue(const GemmProblem& p);
+// Whether a problem's epilogue body names `c` (then C is read, or D where no C is given).
+bool epilogue_reads_c(const GemmEpilogue& e);
+// The generated struct `gemm_epilogue` for a kernel computing `kernel_problem` (swapped: D^T of
+// the user's problem, whose epilogue the body describes) and whether beta is 0 in every run.
+std::string epilogue_source(const GemmProblem& user_problem, const EpilogueBody& body, bool swapped, bool beta_zero);
+// The operands' pointers, leading dimensions and scalars for one run of `p` (the user's problem).
+EpilogueParams epilogue_params(const GemmProblem& p);
+// Every name, dtype, layout and scalar type of the epilogue, for plan signatures and program names.
+std::string epilogue_signature(const GemmEpilogue& e);
+
+}  // namespace tilejit::ops

@@ -1,0 +1,230 @@
+// GEMM epilogues as bodies (GemmEpilogue::body), without a GPU: bad bodies and bad operands are
+// refused with InvalidArgument before anything compiles; 500 random accepted bodies generate code
+// that NVRTC compiles for sm_90a and sm_80; a body compiles into every GEMM kind (simt, mma, wgmma
+// with D through TMA, swapped decode shapes).
+#include "ops/gemm/epilogue.hpp"
+#include "ops/gemm/gemm_internal.hpp"
+#include "test_support.hpp"
+
+#include <tilejit/tilejit.hpp>
+
+#include <random>
+
+namespace tilejit {
+namespace {
+
+// A 512^3 bf16 problem (stand-in pointers) with a per-column vector `bias`, a per-row vector
+// `scale`, an M x N input `residual`, an output `pre` beside d and a scalar `s`.
+GemmProblem epilogue_problem(const std::string& body) {
+  GemmProblem p;
+  p.m = p.n = p.k = 512;
+  p.a = {1 << 20, DType::bf16, Layout::row_major};
+  p.b = {1 << 21, DType::bf16, Layout::col_major};
+  p.d = {1 << 22, DType::bf16, Layout::row_major};
+  p.epilogue.body = body;
+  p.epilogue.vectors = {{.name = "bias", .ptr = 1 << 23, .dtype = DType::bf16, .axis = EpilogueAxis::column},
+                        {.name = "scale", .ptr = 1 << 24, .dtype = DType::f32, .axis = EpilogueAxis::row}};
+  p.epilogue.inputs = {{.name = "residual", .matrix = {1 << 25, DType::f16, Layout::col_major}}};
+  p.epilogue.outputs = {{.name = "pre", .matrix = {1 << 26, DType::f32, Layout::row_major}}};
+  p.epilogue.scalars = {{"s", 0.5f}};
+  return p;
+}
+
+Runtime runtime_for(const std::string& arch, const test::TempDir& cache) {
+  test::ScopedEnv dir("TILEJIT_CACHE_DIR", cache.path().string());
+  RuntimeOptions o;
+  o.arch = arch;
+  return Runtime(o);
+}
+
+void expect_refused(Runtime& rt, const GemmProblem& p, const std::string& expected) {
+  try {
+    rt.compile_gemm(p);
+    ADD_FAILURE() << "accepted: '" << p.epilogue.body << "'; expected: " << expected;
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << "body '" << p.epilogue.body << "': " << e.what();
+  }
+}
+
+TEST(GemmEpilogue, BadBodiesAreRefusedBeforeCompiling) {
+  test::TempDir cache;
+  Runtime rt = runtime_for("sm_90a", cache);
+  struct Bad {
+    const char* body;
+    const char* expected;
+  };
+  const Bad bad[] = {
+      {"d = acc + bias[k]; pre = acc", "its index is n alone"},
+      {"d = acc + bias; pre = acc", "read it as bias[n]"},
+      {"d = acc + scale[n]; pre = acc", "its index is m alone"},
+      {"d = acc + bias[m]; pre = acc", "its index is n alone"},
+      {"d = acc + bias[n + 1]; pre = acc", "its index is n alone"},
+      {"d = acc + bias[]; pre = acc", "its index is n alone"},
+      {"d = acc + residual[n]; pre = acc", "not indexed"},
+      {"d = acc[m]; pre = acc", "not indexed"},
+      {"d = acc + s[n]; pre = acc", "not indexed"},
+      {"acc = 1.0f; d = acc; pre = acc", "'acc' is not an output"},
+      {"c = acc; d = acc; pre = acc", "'c' is not an output"},
+      {"m = 1; d = acc; pre = acc", "'m' is not an output"},
+      {"residual = acc; d = acc; pre = acc", "'residual' is not an output"},
+      {"d = acc % 2; pre = acc", "'%' needs integer operands"},
+      {"d = acc << 1; pre = acc", "'<<' needs integer operands"},
+      {"d = acc & 1; pre = acc", "'&' needs integer operands"},
+      {"d = ~acc; pre = acc", "'~' needs an integer operand"},
+      {"d %= 2; pre = acc", "'%=' needs an integer output"},
+      {"d = foo(acc); pre = acc", "unknown identifier 'foo'"},
+      {"d = acc + k; pre = acc", "unknown identifier 'k'"},
+      {"d = ; pre = acc", "unexpected ';'"},
+      {"d = acc +; pre = acc", "unexpected ';'"},
+      {"d = (acc; pre = acc", "to close '('"},
+      {"d = acc", "output 'pre' is never assigned"},
+      {"pre = acc", "output 'd' is never assigned"},
+      {"d = acc; q = acc; pre = acc", "'q' is not a declared output"},
+      {"d = acc # 1; pre = acc", "'#' is not allowed"},
+      {"d = acc; { pre = acc; }", "'{' is not allowed"},
+      {"d = sqrt(acc, 2.0f); pre = acc", "'sqrt' takes 1 argument"},
+      {"d = gelu; pre = acc", "must be called"},
+      {"d = m(acc); pre = acc", "not a function"},
+      {"d = acc++; pre = acc", "'++' is not allowed"},
+      {"d = \"x\"; pre = acc", "string and character literals"},
+      {"d = acc.x; pre = acc", "'.' is not allowed"},
+      {"d = acc->x; pre = acc", "'->' is not allowed"},
+      {"d = (pre = acc); pre = acc", "unexpected '='"},
+      {"", "vectors, inputs, outputs and scalars are read by a body"},
+  };
+  for (const auto& b : bad) expect_refused(rt, epilogue_problem(b.body), b.expected);
+  EXPECT_GE(std::size(bad), 30u);
+
+  // Bad operands, with a good body.
+  const std::string good = "d = gelu(acc + bias[n]) * scale[m] + residual; pre = acc * s";
+  auto with = [&](auto change) {
+    GemmProblem p = epilogue_problem(good);
+    change(p);
+    return p;
+  };
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.vectors[0].name = "acc"; }), "the body's own");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.vectors[1].name = "bias"; }), "declared twice");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.scalars[0].name = "float"; }), "reserved");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.inputs[0].name = "2x"; }), "not a valid name");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.bias = 1 << 27; }), "write the bias and the activation in it");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.activation = Activation::relu; }), "write the bias and the activation in it");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.vectors[0].dtype = DType::i32; }), "vector 'bias': dtype i32");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.vectors[0].ptr = 0; }), "vector 'bias': null pointer");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.vectors[0].ptr = (1 << 23) + 1; }), "not aligned");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.inputs[0].matrix.ld = 100; }), "leading dimension 100");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.outputs[0].matrix.ptr = 0; }), "null pointer");
+  expect_refused(rt, with([](GemmProblem& p) {
+                   for (int i = 0; i < 3; ++i) p.epilogue.outputs.push_back({"o" + std::to_string(i), {1u << 27, DType::f32, Layout::row_major}});
+                 }),
+                 "outputs beside d, at most 3");
+  expect_refused(rt, with([](GemmProblem& p) { p.epilogue.scalars[0].value = ScalarValue(std::int32_t{1}); p.epilogue.body = "d = acc % s; pre = acc"; }),
+                 "'%' needs integer operands");
+  EXPECT_EQ(rt.stats().compiles, 0u);  // nothing reached NVRTC
+  EXPECT_GT(rt.compile_gemm(epilogue_problem(good)).cubin_bytes, 0u);  // the reference case compiles
+}
+
+// ---- random bodies --------------------------------------------------------------------------
+
+// A random expression over every name the test problem declares, the operators and functions of
+// the language; floating-point throughout (integers only through m and n, converted).
+class BodyGenerator {
+ public:
+  explicit BodyGenerator(std::uint64_t seed) : rng_(seed) {}
+  std::string body() { return "d = " + expr(4) + "; pre = " + expr(3); }
+
+ private:
+  std::string expr(int depth) {
+    if (depth == 0 || pick(4) == 0) return leaf();
+    switch (pick(6)) {
+      case 0: return "(" + expr(depth - 1) + " " + one_of({"+", "-", "*", "/"}) + " " + expr(depth - 1) + ")";
+      case 1: return one_of({"gelu", "silu", "relu", "sigmoid", "tanh", "exp", "abs", "sqrt", "erf", "log1p"}) + std::string("(") +
+                     expr(depth - 1) + ")";
+      case 2: return one_of({"min", "max", "fmin", "pow", "fmod", "atan2"}) + std::string("(") + expr(depth - 1) + ", " + expr(depth - 1) + ")";
+      case 3: return "(" + expr(depth - 1) + " > " + expr(depth - 1) + " ? " + expr(depth - 1) + " : " + expr(depth - 1) + ")";
+      case 4: return "-(" + expr(depth - 1) + ")";
+      default: return "fma(" + expr(depth - 1) + ", " + expr(depth - 1) + ", " + expr(depth - 1) + ")";
+    }
+  }
+  std::string leaf() {
+    return one_of({"acc", "c", "alpha", "beta", "bias[n]", "scale[m]", "residual", "s", "float(m)", "float(n % 7)", "0.5f", "2.0f",
+                   "1e-3f", "3"});
+  }
+  int pick(int n) { return static_cast<int>(rng_() % static_cast<std::uint64_t>(n)); }
+  std::string one_of(std::initializer_list<const char*> xs) { return *(xs.begin() + pick(static_cast<int>(xs.size()))); }
+  std::mt19937_64 rng_;
+};
+
+class GemmEpilogueArch : public ::testing::TestWithParam<std::string> {};
+
+// Each accepted body's generated epilogue, 50 to a program, in a probe kernel that calls it as the
+// GEMM templates do (the compile of a whole GEMM per body would take 1000 NVRTC runs).
+TEST_P(GemmEpilogueArch, FiveHundredRandomBodiesCompile) {
+  test::TempDir cache;
+  Runtime rt = runtime_for(GetParam(), cache);
+  BodyGenerator gen(std::random_device{}());
+  constexpr int kBodies = 500, kPerProgram = 50;
+  int accepted = 0;
+  for (int first = 0; first < kBodies; first += kPerProgram) {
+    std::string text = "#include <tilejit/gemm_common.cuh>\n\nnamespace probe {\n";
+    std::vector<std::string> names;
+    for (int i = first; i < first + kPerProgram; ++i) {
+      GemmProblem p = ops::normalized(epilogue_problem(gen.body()));
+      p.beta = (i % 3 == 0) ? 0.f : 0.5f;
+      ops::EpilogueBody body;
+      ASSERT_NO_THROW(body = ops::parse_epilogue(p)) << p.epilogue.body;
+      ++accepted;
+      std::string source = ops::epilogue_source(p, body, /*swapped=*/i % 2 == 1, p.beta == 0.f);
+      const std::string from = "struct gemm_epilogue {", to = "struct epilogue_" + std::to_string(i) + " {";
+      source.replace(source.find(from), from.size(), to);
+      text += source;
+      text += "struct cfg_" + std::to_string(i) + " { using TC = float; enum : bool { C_ROW = true }; using epilogue = epilogue_" +
+              std::to_string(i) + "; };\n";
+      names.push_back("probe::run<probe::cfg_" + std::to_string(i) + ">");
+    }
+    text += R"(
+template <class Cfg> __global__ void run(const tilejit::gemm_params p, float* out) {
+  const long long r = blockIdx.x, c = threadIdx.x;
+  out[r * blockDim.x + c] = tilejit::epilogue_value<Cfg>(p, blockIdx.y, r, c, 1.5f);
+}
+}  // namespace probe
+)";
+    const auto info = rt.compile_program(KernelSource{.name = "epilogue_probe_" + std::to_string(first), .text = text}, names);
+    EXPECT_GT(info.cubin_bytes, 0u);
+  }
+  EXPECT_EQ(accepted, kBodies);
+}
+
+// A body with every kind of operand compiles into each GEMM kind, including the swapped decode path
+// and D through TMA.
+TEST_P(GemmEpilogueArch, ABodyCompilesIntoEveryKind) {
+  test::TempDir cache;
+  Runtime rt = runtime_for(GetParam(), cache);
+  const std::string body = "d = gelu(acc + bias[n]) * scale[m] + residual + beta * c; pre = acc * s";
+  std::vector<std::pair<GemmProblem, std::string>> cases;
+  cases.push_back({epilogue_problem(body), "simt:64x64x8:32x16:2"});
+  cases.push_back({epilogue_problem(body), "mma:128x128x32:64x32:3"});
+  if (GetParam() == "sm_90a") {
+    cases.push_back({epilogue_problem(body), ""});  // the heuristic: wgmma, D through TMA
+    GemmProblem decode = epilogue_problem(body);
+    decode.m = 16, decode.n = 8192, decode.k = 8192;  // swapped (sw)
+    cases.push_back({decode, ""});
+  }
+  for (auto& [p, config] : cases) {
+    p.beta = 1.f;
+    CompiledKernelInfo info;
+    if (config.empty()) {
+      info = rt.compile_gemm(p);
+    } else {
+      GemmConfig c = GemmConfig::parse(config);
+      info = rt.compile_gemm(p, &c);
+    }
+    EXPECT_GT(info.cubin_bytes, 0u) << info.program_name;
+    EXPECT_NE(info.program_name.find("_epi"), std::string::npos) << info.program_name;
+    EXPECT_NE(info.source.find("d = gelu(acc + bias[n]) * scale[m] + residual"), std::string::npos);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, GemmEpilogueArch, ::testing::Values("sm_90a", "sm_80"));
+
+}  // namespace
+}  // namespace tilejit
