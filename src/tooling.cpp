@@ -17,6 +17,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <set>
 #include <bit>
 #include <cstring>
 
@@ -197,6 +199,113 @@ ElementwiseOp elementwise_op_from_body(const std::string& body, DType input_dtyp
   return op;
 }
 
+
+GemmEpilogue gemm_epilogue_from_body(const std::string& body, DType dtype, std::vector<Scalar> scalars) {
+  GemmEpilogue e;
+  e.body = body;
+  e.scalars = std::move(scalars);
+  static constexpr std::string_view kOwn[] = {"acc", "c", "alpha", "beta", "m", "n", "d"};
+  std::set<std::string> known(std::begin(kOwn), std::end(kOwn));
+  for (const auto& sc : e.scalars) known.insert(sc.name);
+  const auto tokens = ops::tokenize_body(body, /*indexing=*/true);
+  const auto functions = ops::allowed_functions();
+  auto is_function = [&](const std::string& t) {
+    return std::find(functions.begin(), functions.end(), t) != functions.end() || t == "float" || t == "double" || t == "int" ||
+           t == "true" || t == "false";
+  };
+  // Vectors first (name[m], name[n]), then outputs (assigned at a statement's start), then inputs.
+  for (std::size_t i = 0; i + 3 < tokens.size(); ++i)
+    if (tokens[i].kind == ops::BodyToken::Kind::identifier && tokens[i + 1].text == "[" && !known.count(tokens[i].text)) {
+      // Indexed by m: per row; by n (or anything else, which the parser then refuses by name): per column.
+      known.insert(tokens[i].text);
+      e.vectors.push_back({.name = tokens[i].text, .dtype = dtype, .axis = tokens[i + 2].text == "m" ? EpilogueAxis::row : EpilogueAxis::column});
+    }
+  bool start = true;
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+    const auto& t = tokens[i];
+    if (start && t.kind == ops::BodyToken::Kind::identifier && tokens[i + 1].kind == ops::BodyToken::Kind::symbol &&
+        tokens[i + 1].text.back() == '=' && tokens[i + 1].text != "==" && !known.count(t.text)) {
+      known.insert(t.text);
+      e.outputs.push_back({t.text, {0, dtype, Layout::row_major}});
+    }
+    start = t.text == ";";
+  }
+  for (const auto& t : tokens)
+    if (t.kind == ops::BodyToken::Kind::identifier && !known.count(t.text) && !is_function(t.text)) {
+      known.insert(t.text);
+      e.inputs.push_back({t.text, {0, dtype, Layout::row_major}});
+    }
+  return e;
+}
+
+struct GemmEpilogueReference::State {
+  std::optional<ops::HostReference> reference;
+  // Which of acc, c, m, n, the vectors and the inputs the body reads, in the evaluator's order.
+  bool acc = false, c = false, m = false, n = false;
+  std::vector<bool> vectors, inputs;
+  std::size_t outputs = 0;
+};
+
+GemmEpilogueReference::GemmEpilogueReference(const GemmProblem& p) : state_(std::make_unique<State>()) {
+  const GemmEpilogue& e = p.epilogue;
+  if (e.body.empty()) throw InvalidArgument("GemmEpilogueReference: the problem's epilogue has no body");
+  std::set<std::string> named;
+  std::string text;
+  const auto tokens = ops::tokenize_body(e.body, /*indexing=*/true);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const auto& t = tokens[i];
+    if (t.kind == ops::BodyToken::Kind::end) break;
+    // A vector's element is a plain value to the evaluator: drop "[m]" / "[n]".
+    if (t.text == "[" && i + 2 < tokens.size() && tokens[i + 2].text == "]") {
+      i += 2;
+      continue;
+    }
+    if (t.kind == ops::BodyToken::Kind::identifier) named.insert(t.text);
+    text += t.text + " ";
+  }
+  State& s = *state_;
+  ElementwiseOp op{.body = text};
+  auto value = [&](const std::string& name, bool integral = false) {
+    if (!named.count(name)) return false;
+    op.inputs.push_back({name, integral ? DType::i64 : DType::f64});
+    return true;
+  };
+  s.acc = value("acc"), s.c = value("c"), s.m = value("m", true), s.n = value("n", true);
+  for (const auto& v : e.vectors) s.vectors.push_back(value(v.name));
+  for (const auto& x : e.inputs) s.inputs.push_back(value(x.name));
+  if (op.inputs.empty()) op.inputs.push_back({"acc", DType::f64}), s.acc = true;  // the evaluator wants one input
+  if (op.inputs.size() > kMaxElementwiseInputs)
+    throw InvalidArgument(fmt::format("GemmEpilogueReference: the body reads {} values; the host evaluator takes at most {}",
+                                      op.inputs.size(), kMaxElementwiseInputs));
+  op.outputs.push_back({"d", DType::f64});
+  for (const auto& x : e.outputs) op.outputs.push_back({x.name, DType::f64});
+  s.outputs = e.outputs.size();
+  op.scalars = {{"alpha", static_cast<double>(p.alpha)}, {"beta", static_cast<double>(p.beta)}};
+  for (const auto& sc : e.scalars) op.scalars.push_back(sc);
+  s.reference.emplace(op);
+}
+
+GemmEpilogueReference::~GemmEpilogueReference() = default;
+
+void GemmEpilogueReference::run(std::size_t count, const double* acc, const double* c, const std::int64_t* rows, const std::int64_t* cols,
+                                const std::vector<const double*>& vectors, const std::vector<const double*>& inputs, double* d,
+                                const std::vector<double*>& outputs) const {
+  const State& s = *state_;
+  if (vectors.size() != s.vectors.size() || inputs.size() != s.inputs.size() || outputs.size() != s.outputs)
+    throw InvalidArgument("GemmEpilogueReference::run: one array per vector, input and output of the epilogue");
+  std::vector<const void*> in;
+  if (s.acc) in.push_back(acc);
+  if (s.c) in.push_back(c);
+  if (s.m) in.push_back(rows);
+  if (s.n) in.push_back(cols);
+  for (std::size_t i = 0; i < vectors.size(); ++i)
+    if (s.vectors[i]) in.push_back(vectors[i]);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (s.inputs[i]) in.push_back(inputs[i]);
+  std::vector<void*> out{d};
+  for (double* o : outputs) out.push_back(o);
+  s.reference->run(in, out, count);
+}
 
 std::vector<std::byte> elementwise_arguments(const ElementwisePlan& plan, DevicePtrs inputs, DevicePtrs outputs, std::uint64_t n) {
   const ElementwiseOp& op = plan.op();

@@ -6,7 +6,7 @@
 #                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
 #                                   sweep-decode-col-a ab-configs next-decode-kh next-large
 #                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
-#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13)
+#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -342,6 +342,30 @@ for what in "$@"; do
       rm -rf "$TILEJIT_CACHE_DIR"
       for i in 1 2 3 4 5; do step "first_call_$i" 2 "$bin/tilejit" bench first-call; done
       export TILEJIT_CACHE_DIR="$saved_cache_dir"
+      ;;
+    i14-check)
+      # Issue 14 (epilogues as bodies): every GPU, CLI and cache test after the templates' change (one
+      # generated epilogue on every path), memcheck of the epilogue tests, and the GEMM figures of the
+      # i13 step (no epilogue) to compare with the runs before the change.
+      step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      step memcheck_epilogue 8 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmEpilogueGpu.*'
+      step gemm_plain 14 "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN:c \
+        --shapes 4096x4096x4096,8192x8192x8192,1000x1000x1000,16x8192x8192,4095x4095x4095 --runs 3 --group-ms 30 --rounds 3
+      ;;
+    i14-bench)
+      # Issue 14: what an epilogue costs, tilejit's plain GEMM and two bodies on the same inputs in the
+      # same rounds, each beside cuBLAS (bias + GELU beside cuBLASLt's fused GELU_BIAS where D is
+      # row-major); the CLI's own check of a body with two outputs on odd sizes.
+      for m in stream graph; do
+        step "epilogue_bf16_$m" 20 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN:c \
+          --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' \
+          --runs 3 --group-ms 30 --rounds 3 --out "$out/epilogue_bf16_$m.csv"
+      done
+      step epilogue_f16_small 12 "$bin/tilejit" bench gemm --dtype f16 --method stream --layout NT \
+        --shapes 16x8192x8192,1000x1000x1000,4095x4095x4095 -e none -e 'd = gelu(acc + bias[n])' --runs 3 --group-ms 30 --rounds 3
+      step epilogue_cli_check 3 "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --beta 0.5 \
+        -e 'd = silu(acc + bias[n]) * scale[m] + residual + beta * c; pre = acc * s' --scalar s=0.25 --check
       ;;
     i12-synced)
       # The launch-then-wait method as a labelled extra, against the earlier synchronised figures.

@@ -7,6 +7,7 @@
 
 #include <tilejit/dtype.hpp>
 #include <tilejit/elementwise.hpp>
+#include <tilejit/gemm.hpp>
 
 #include <cuda.h>
 
@@ -175,6 +176,30 @@ class ElementwiseReference {
 // the other names that are not functions or `scalars` are inputs (`input_dtype`), in order of
 // appearance.
 ElementwiseOp elementwise_op_from_body(const std::string& body, DType input_dtype, DType output_dtype, std::vector<Scalar> scalars);
+
+// A GEMM epilogue from its body alone (operands without pointers): `name[m]` and `name[n]` are
+// per-row and per-column vectors, the names assigned besides d are outputs, and the other names that
+// are not the body's own (acc, c, alpha, beta, m, n), functions or `scalars` are M x N inputs;
+// vectors, inputs and outputs of `dtype`, matrices row-major, in order of appearance.
+GemmEpilogue gemm_epilogue_from_body(const std::string& body, DType dtype, std::vector<Scalar> scalars);
+
+// A float64 evaluation of a GEMM epilogue body (GemmEpilogue::body) at given output elements.
+class GemmEpilogueReference {
+ public:
+  // Throws InvalidArgument for a body that does not parse, or one reading more than 8 values.
+  GemmEpilogueReference(const GemmProblem& problem);
+  ~GemmEpilogueReference();
+  // For `count` elements: acc = alpha * (A B), C's element, the row and column, each vector's value
+  // at the element (in GemmEpilogue::vectors order) and each input's (in `inputs` order); writes
+  // d and each of `outputs` (in order).
+  void run(std::size_t count, const double* acc, const double* c, const std::int64_t* rows, const std::int64_t* cols,
+           const std::vector<const double*>& vectors, const std::vector<const double*>& inputs, double* d,
+           const std::vector<double*>& outputs) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // The parameter block a plan's kernel (ElementwisePlan::kernel()) takes for these operands, as
 // bytes: a bare cuLaunchKernel of that kernel with it does what ElementwisePlan::run does.

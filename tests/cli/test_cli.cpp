@@ -91,6 +91,23 @@ TEST(Cli, Puzzle33PresetRunsF32AsTf32) {
   expect_usage_error("compile gemm --dtype f32 --config mma:128x128x32:64x64:3 --m 1024 --n 1024 --k 1024 --arch sm_90a", {"--math tf32"});
 }
 
+// An epilogue body on the command line: its operands are inferred (vectors by their index, inputs,
+// outputs), it compiles for sm_90a without a GPU, and a bad body or a bad combination is a usage
+// error naming the problem, for compile gemm and bench gemm alike (before any device is looked for).
+TEST(Cli, GemmEpilogueBody) {
+  Result r = run_cli("compile gemm --m 512 --n 512 --k 256 --layout NT --arch sm_90a --source "
+                     "-e 'd = gelu(acc + bias[n]) * scale[m] + residual; pre = acc * s' --scalar s=0.5");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("_epi"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tilejit::epilogue_vector<__nv_bfloat16> bias"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tilejit::epilogue_store<__nv_bfloat16, true>(__e.out[0]"), std::string::npos) << r.out;
+  expect_usage_error("compile gemm --arch sm_90a -e 'd = acc + bias[k]'", {"per-column vector", "bias[n]"});
+  expect_usage_error("bench gemm -e 'd = acc + bias[k]' --shapes 128x128x128", {"per-column vector"});
+  expect_usage_error("compile gemm --arch sm_90a -e 'd = acc * s' --scalar s", {"expected NAME=VALUE"});
+  expect_usage_error("compile gemm --arch sm_90a -e 'acc = d'", {"'acc' is not an output"});
+  expect_usage_error("compile gemm --arch sm_90a --bias -e 'd = acc'", {"not --bias / --act"});
+}
+
 TEST(Cli, CompileKernelOfYourOwn) {
   test::TempDir cache;
   const std::string env = "TILEJIT_CACHE_DIR=" + cache.path().string();

@@ -3,6 +3,7 @@
 #include "cublas.hpp"
 #include "gemm_case.hpp"
 #include "gpu_timing.hpp"
+#include "op_from_expr.hpp"
 #include "parallel_compile.hpp"
 
 #include <tilejit/tooling.hpp>
@@ -33,6 +34,9 @@ struct GemmArgs {
   int rounds = 1;  // bench gemm: passes over every shape and layout, each timed anew
   std::string method = "stream";  // bench gemm: stream, graph or synced
   double group_ms = 50;           // bench gemm, stream and graph: about this much work per timed group
+  // An epilogue body (gemm, compile gemm) or several (bench gemm; "none": no epilogue), and its scalars.
+  std::vector<std::string> epilogues;
+  std::vector<std::string> scalars;
 };
 
 Layout layout_of(char c, const std::string& all) {
@@ -80,6 +84,12 @@ GemmProblem problem_of(const GemmArgs& a, const std::string& layout) {
   else if (a.math != "exact") throw InvalidArgument(fmt::format("--math '{}': expected exact or tf32", a.math));
   p.epilogue.activation = activation_of(a.act);
   p.epilogue.bias_dtype = DType::f32;
+  if (a.epilogues.size() > 1) throw InvalidArgument("--epilogue: one body here (bench gemm takes several)");
+  if (!a.epilogues.empty() && a.epilogues[0] != "none") {
+    if (a.bias || a.act != "none")
+      throw InvalidArgument("--epilogue: write the bias and the activation in the body (e.g. 'd = gelu(acc + bias[n])'), not --bias / --act");
+    p.epilogue = tooling::gemm_epilogue_from_body(a.epilogues[0], out, parse_scalars(a.scalars));
+  }
   return p;
 }
 
@@ -122,6 +132,9 @@ int compile_gemm_cmd(const GemmArgs& a) {
   // Stand-in pointers with 256-byte alignment, as cuMemAlloc gives: they select the 16-byte copies.
   p.a.ptr = p.b.ptr = p.d.ptr = p.c.ptr = 1 << 20;
   if (a.bias) p.epilogue.bias = 1 << 20;
+  for (auto& v : p.epilogue.vectors) v.ptr = 1 << 20;
+  for (auto& x : p.epilogue.inputs) x.matrix.ptr = 1 << 20;
+  for (auto& x : p.epilogue.outputs) x.matrix.ptr = 1 << 21;
   auto cfg = config_of(a.config);
   CompiledKernelInfo info = rt.compile_gemm(p, cfg ? &*cfg : nullptr);
   fmt::print("program   {}\nkernel    {}\nsymbol    {}\narch      {}\nkey       {}\ncubin     {} bytes\ncompile   {}\n",
@@ -185,6 +198,22 @@ int bench_gemm(const GemmArgs& a) {
     if (lay.size() < 2) layout_of('?', lay);
     layout_of(lay[0], lay), layout_of(lay[1], lay), d_layout_of(lay);
   }
+  // --epilogue A --epilogue B ...: each body (or "none") on the same inputs, timed beside the same
+  // cuBLAS GEMM (no epilogue) in the same rounds: what an epilogue costs is the ratio's change.
+  std::vector<std::string> epilogues = a.epilogues.empty() ? std::vector<std::string>{"none"} : a.epilogues;
+  for (const auto& e : epilogues) {
+    GemmArgs one = a;
+    one.epilogues = {e};
+    validate_gemm([&] {  // a bad body fails before the device is looked for
+      GemmProblem p = problem_of(one, layouts.front());
+      p.a.ptr = p.b.ptr = p.c.ptr = p.d.ptr = 1 << 20;
+      if (a.bias) p.epilogue.bias = 1 << 20;
+      for (auto& v : p.epilogue.vectors) v.ptr = 1 << 20;
+      for (auto& x : p.epilogue.inputs) x.matrix.ptr = 1 << 20;
+      for (auto& x : p.epilogue.outputs) x.matrix.ptr = 1 << 21;
+      return p;
+    }());
+  }
   Runtime rt;
   if (!require_device(rt, "bench gemm")) return kExitFailure;
   Cublas cublas;
@@ -218,18 +247,24 @@ int bench_gemm(const GemmArgs& a) {
   // turn, so that drift of the clocks over minutes lands on every shape (and, alternating, on both
   // sides) alike. One round times each case right after making it, with one case in memory at a time.
   struct Case {
-    std::string shape, layout, config;
+    std::string shape, layout, config, epilogue;
     double flops = 0, err = 0, b_bytes = 0;
     bool pass = true;
     std::shared_ptr<GemmCase> gc;  // shared by the configurations of one shape and layout
+    std::shared_ptr<CublasLtBiasGelu> lt;  // a bias+GELU epilogue's reference: cuBLASLt's fused one
     std::unique_ptr<GemmPlan> plan;
     std::vector<double> ours_ms, ref_ms;
   };
-  Progress progress(static_cast<int>(shapes.size() * layouts.size() * configs.size()) * (a.rounds > 1 ? a.rounds + 1 : 1));
+  Progress progress(static_cast<int>(shapes.size() * layouts.size() * configs.size() * epilogues.size()) *
+                    (a.rounds > 1 ? a.rounds + 1 : 1));
   auto time_round = [&](Case& c) {
     progress.show(fmt::format("{} {} {}: timing", c.shape, c.layout, c.config));
     const auto [ours, ref] = time_methods_pair(method, [&](CUstream st) { c.plan->run(st); },
-                                               [&](CUstream st) { cublas.gemm(c.gc->problem, st); }, stream, mo);
+                                               [&](CUstream st) {
+                                                 if (c.lt) c.lt->run(st);
+                                                 else cublas.gemm(c.gc->problem, st);
+                                               },
+                                               stream, mo);
     c.ours_ms.push_back(ours.median_ms), c.ref_ms.push_back(ref.median_ms);
   };
   auto median = [](std::vector<double> v) {
@@ -246,23 +281,47 @@ int bench_gemm(const GemmArgs& a) {
     // Bytes of B read per second: the measure of decode-like shapes (M <= 32), which stream B.
     const double b_gbs = c.b_bytes / (ours_ms * 1e-3) / 1e9;
     progress.clear();
-    fmt::print("{:<18} {:<5} {:>9.1f} {:>9.1f} {:>7.3f}  {:>8.0f}  {:>9.2e}{} {}{}\n", c.shape, c.layout, t_ours, t_ref, ratio, b_gbs, c.err,
-               c.pass ? " " : "!", c.config, a.rounds > 1 ? fmt::format("  [{:.3f}-{:.3f}]", *lo, *hi) : std::string());
+    fmt::print("{:<18} {:<5} {:>9.1f} {:>9.1f} {:>7.3f}  {:>8.0f}  {:>9.2e}{} {}{}{}\n", c.shape, c.layout, t_ours, t_ref, ratio, b_gbs, c.err,
+               c.pass ? " " : "!", c.config, a.rounds > 1 ? fmt::format("  [{:.3f}-{:.3f}]", *lo, *hi) : std::string(),
+               c.epilogue == "none" ? std::string() : fmt::format("  epilogue: {}{}", c.epilogue, c.lt ? " (vs cuBLASLt bias+GELU)" : ""));
     std::fflush(stdout);
     rows.push_back({{"shape", c.shape}, {"layout", c.layout}, {"dtype", a.dtype}, {"math", a.math}, {"method", a.method},
                     {"tilejit_tflops", t_ours}, {"cublas_tflops", t_ref}, {"ratio", ratio}, {"tilejit_ms", ours_ms}, {"cublas_ms", ref_ms},
                     {"b_gbs", b_gbs}, {"copy_gbs", copy_gbs}, {"rel_error", c.err}, {"config", c.config}, {"rounds", a.rounds},
-                    {"ratio_min", *lo}, {"ratio_max", *hi}});
+                    {"ratio_min", *lo}, {"ratio_max", *hi}, {"epilogue", c.epilogue}, {"reference", c.lt ? "cublasLt_bias_gelu" : "cublas"}});
   };
   std::vector<Case> cases;
   bool ok = true;
   for (const auto& s : shapes)
     for (const auto& lay : layouts) {
+     for (const auto& epilogue : epilogues) {
       GemmArgs one = a;
       one.m = s[0], one.n = s[1], one.k = s[2];
-      auto gc = std::make_shared<GemmCase>(rt, problem_of(one, lay), false, 42);
+      one.epilogues = {epilogue};
+      auto gc = std::make_shared<GemmCase>(rt, problem_of(one, lay), a.bias, 42);
+      // bias + GELU (the fixed form, or the body that spells it) is timed beside cuBLASLt's fused
+      // GELU_BIAS epilogue on the same bias, where cuBLASLt has one (a row-major D).
+      std::string squeezed;
+      for (char ch : epilogue)
+        if (ch != ' ') squeezed += ch;
+      const GemmProblem& gp = gc->problem;
+      const bool bias_gelu = (squeezed == "d=gelu(acc+bias[n])" && gp.epilogue.vectors.size() == 1) ||
+                             (epilogue == "none" && gp.epilogue.bias && gp.epilogue.activation == Activation::gelu);
+      std::shared_ptr<CublasLtBiasGelu> lt;
+      if (bias_gelu && gp.d.layout == Layout::row_major && gp.batch == 1 && gp.beta == 0.f) {
+        const CUdeviceptr bias = gp.epilogue.bias ? gp.epilogue.bias : gp.epilogue.vectors[0].ptr;
+        const DType bias_dtype = gp.epilogue.bias ? gp.epilogue.bias_dtype : gp.epilogue.vectors[0].dtype;
+        try {
+          lt = std::make_shared<CublasLtBiasGelu>(gp, bias, bias_dtype);
+        } catch (const Error& e) {
+          progress.clear();
+          fmt::print("(cuBLASLt bias+GELU not available here, timed beside cuBLAS: {})\n", e.what());
+        }
+      }
       for (const auto& cfg : configs) {
         Case c;
+        c.epilogue = epilogue == "none" && gp.epilogue.bias ? fmt::format("fixed bias+{}", a.act) : epilogue;
+        c.lt = lt;
         c.shape = fmt::format("{}x{}x{}", s[0], s[1], s[2]);
         c.layout = lay;
         progress.show(fmt::format("{} {}: compiling and checking", c.shape, c.layout));
@@ -284,6 +343,7 @@ int bench_gemm(const GemmArgs& a) {
         }
         cases.push_back(std::move(c));
       }
+     }
     }
   for (int r = 0; r < a.rounds && a.rounds > 1; ++r)
     for (auto& c : cases) time_round(c);
@@ -295,15 +355,15 @@ int bench_gemm(const GemmArgs& a) {
       f << rows.dump(2) << "\n";
     } else {
       f << "shape,layout,dtype,math,method,tilejit_tflops,cublas_tflops,ratio,tilejit_ms,cublas_ms,b_gbs,copy_gbs,rel_error,config,rounds,"
-           "ratio_min,ratio_max\n";
+           "ratio_min,ratio_max,epilogue\n";
       for (const auto& r : rows)
-        f << fmt::format("{},{},{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{:.5f},{:.0f},{:.0f},{:.3e},{},{},{:.4f},{:.4f}\n",
+        f << fmt::format("{},{},{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{:.5f},{:.0f},{:.0f},{:.3e},{},{},{:.4f},{:.4f},\"{}\"\n",
                          r["shape"].get<std::string>(), r["layout"].get<std::string>(), r["dtype"].get<std::string>(),
                          r["math"].get<std::string>(), r["method"].get<std::string>(), r["tilejit_tflops"].get<double>(),
                          r["cublas_tflops"].get<double>(), r["ratio"].get<double>(), r["tilejit_ms"].get<double>(),
                          r["cublas_ms"].get<double>(), r["b_gbs"].get<double>(), r["copy_gbs"].get<double>(),
                          r["rel_error"].get<double>(), r["config"].get<std::string>(), r["rounds"].get<int>(),
-                         r["ratio_min"].get<double>(), r["ratio_max"].get<double>());
+                         r["ratio_min"].get<double>(), r["ratio_max"].get<double>(), r["epilogue"].get<std::string>());
     }
   }
   return ok ? 0 : kExitFailure;
@@ -393,6 +453,10 @@ void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& ac
   run->add_option("--beta", r->beta, "beta (C is a separate random matrix)");
   run->add_flag("--bias", r->bias, "Add a random per-column bias");
   run->add_option("--act", r->act, "Activation: none, relu, gelu, silu");
+  run->add_option("--epilogue,-e", r->epilogues,
+                  "An epilogue body, e.g. 'd = gelu(acc + bias[n]) * scale[m] + residual' (vectors name[m] / name[n], M x N "
+                  "inputs and outputs besides d made with random values, checked against float64)");
+  run->add_option("--scalar", r->scalars, "A scalar of the epilogue body: NAME=VALUE (f32) or NAME:DTYPE=VALUE");
   run->add_flag("--check", r->check, "Compare with a float64 host reference (default when --bench is not given)");
   run->add_flag("--bench", r->bench, "Time it (CUDA events, median)");
   run->add_option("--runs", r->runs, "Timed runs");
@@ -403,6 +467,8 @@ void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& ac
   add_problem_options(cg, *c);
   cg->add_flag("--bias", c->bias, "With a bias");
   cg->add_option("--act", c->act, "Activation");
+  cg->add_option("--epilogue,-e", c->epilogues, "An epilogue body (see tilejit gemm --help)");
+  cg->add_option("--scalar", c->scalars, "A scalar of the epilogue body: NAME=VALUE");
   cg->add_option("--arch", c->arch, "Target architecture (default: TILEJIT_ARCH or the device's)");
   cg->add_flag("--source", c->source, "Print the options and the instantiated source");
   cg->callback([&action, c] { action = [c] { return compile_gemm_cmd(*c); }; });
@@ -421,6 +487,11 @@ void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& ac
                  "synced (a wait after each launch; hides fixed per-launch costs)");
   bg->add_option("--group-ms", b->group_ms, "stream and graph: launches per timed group, enough for about this many ms (default 50)");
   bg->add_option("--out", b->out, "Also write FILE.csv or FILE.json");
+  bg->add_flag("--bias", b->bias, "The fixed-form epilogue's per-column bias");
+  bg->add_option("--act", b->act, "The fixed-form epilogue's activation: none, relu, gelu, silu");
+  bg->add_option("--epilogue,-e", b->epilogues,
+                 "An epilogue body, repeatable ('none': no epilogue); each is timed beside the same cuBLAS GEMM in the same rounds");
+  bg->add_option("--scalar", b->scalars, "A scalar of the epilogue bodies: NAME=VALUE");
   bg->add_option("--runs", b->runs, "Timed groups per side (stream, graph; default 5) or launches (synced; default 20)");
   bg->add_option("--rounds", b->rounds,
                  "Passes over every shape and layout (default 1); with more, each figure is the median over the rounds and "

@@ -4,11 +4,13 @@
 
 #include <tilejit/tooling.hpp>
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
 #include <dlfcn.h>
 
+#include <type_traits>
 #include <utility>
 
 namespace tilejit::cli {
@@ -108,6 +110,111 @@ void Cublas::gemm(const GemmProblem& in, CUstream stream) {
                              compute, CUBLAS_GEMM_DEFAULT),
           "cublasGemmStridedBatchedEx");
   }
+}
+
+struct CublasLtBiasGelu::Api {
+  void* lib = nullptr;
+  cublasLtHandle_t handle = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  CUdeviceptr workspace = 0;
+  std::size_t workspace_bytes = 32u << 20;
+  GemmProblem p;  // column-major D^T = B^T A^T
+  float alpha = 1.f, beta = 0.f;
+  cublasStatus_t (*create)(cublasLtHandle_t*) = nullptr;
+  cublasStatus_t (*destroy)(cublasLtHandle_t) = nullptr;
+  cublasStatus_t (*desc_create)(cublasLtMatmulDesc_t*, cublasComputeType_t, cudaDataType_t) = nullptr;
+  cublasStatus_t (*desc_destroy)(cublasLtMatmulDesc_t) = nullptr;
+  cublasStatus_t (*desc_set)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void*, size_t) = nullptr;
+  cublasStatus_t (*layout_create)(cublasLtMatrixLayout_t*, cudaDataType, uint64_t, uint64_t, int64_t) = nullptr;
+  cublasStatus_t (*layout_destroy)(cublasLtMatrixLayout_t) = nullptr;
+  cublasStatus_t (*pref_create)(cublasLtMatmulPreference_t*) = nullptr;
+  cublasStatus_t (*pref_destroy)(cublasLtMatmulPreference_t) = nullptr;
+  cublasStatus_t (*pref_set)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void*, size_t) = nullptr;
+  cublasStatus_t (*heuristic)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+                              cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int,
+                              cublasLtMatmulHeuristicResult_t[], int*) = nullptr;
+  cublasStatus_t (*matmul)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void*, const void*, cublasLtMatrixLayout_t, const void*,
+                           cublasLtMatrixLayout_t, const void*, const void*, cublasLtMatrixLayout_t, void*, cublasLtMatrixLayout_t,
+                           const cublasLtMatmulAlgo_t*, void*, size_t, cudaStream_t) = nullptr;
+};
+
+CublasLtBiasGelu::CublasLtBiasGelu(const GemmProblem& in, CUdeviceptr bias, DType bias_dtype) : api_(std::make_unique<Api>()) {
+  Api& x = *api_;
+  if (in.d.layout != Layout::row_major) throw Error("cuBLASLt bias+GELU reference: D must be row-major (its bias runs along D^T's rows)");
+  if (in.batch != 1) throw Error("cuBLASLt bias+GELU reference: one matrix, no batch");
+  x.lib = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
+  if (!x.lib) throw Error(fmt::format("cuBLASLt cannot be loaded: {}", dlerror()));
+  auto sym = [&](auto& f, const char* name) {
+    f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(x.lib, name));
+    if (!f) throw Error(fmt::format("cuBLASLt: symbol {} not found in libcublasLt.so.13", name));
+  };
+  sym(x.create, "cublasLtCreate"), sym(x.destroy, "cublasLtDestroy"), sym(x.desc_create, "cublasLtMatmulDescCreate");
+  sym(x.desc_destroy, "cublasLtMatmulDescDestroy"), sym(x.desc_set, "cublasLtMatmulDescSetAttribute");
+  sym(x.layout_create, "cublasLtMatrixLayoutCreate"), sym(x.layout_destroy, "cublasLtMatrixLayoutDestroy");
+  sym(x.pref_create, "cublasLtMatmulPreferenceCreate"), sym(x.pref_destroy, "cublasLtMatmulPreferenceDestroy");
+  sym(x.pref_set, "cublasLtMatmulPreferenceSetAttribute"), sym(x.heuristic, "cublasLtMatmulAlgoGetHeuristic");
+  sym(x.matmul, "cublasLtMatmul");
+  // As in Cublas::gemm: the row-major D (m x n) is the column-major D^T (n x m) = B^T A^T.
+  GemmProblem& p = x.p;
+  p = in;
+  std::swap(p.m, p.n);
+  std::swap(p.a, p.b);
+  auto flip = [](MatrixRef& r) { r.layout = r.layout == Layout::row_major ? Layout::col_major : Layout::row_major; };
+  flip(p.a), flip(p.b), flip(p.d);
+  x.alpha = p.alpha;
+  check(x.create(&x.handle), "cublasLtCreate");
+  check(x.desc_create(&x.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+  const cublasOperation_t ta = p.a.layout == Layout::col_major ? CUBLAS_OP_N : CUBLAS_OP_T;
+  const cublasOperation_t tb = p.b.layout == Layout::col_major ? CUBLAS_OP_N : CUBLAS_OP_T;
+  check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "cublasLtMatmulDescSetAttribute(TRANSA)");
+  check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "cublasLtMatmulDescSetAttribute(TRANSB)");
+  const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
+  check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi), "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+  const void* bias_ptr = reinterpret_cast<const void*>(bias);
+  check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr, sizeof bias_ptr), "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
+  if (bias_dtype != in.d.dtype) {
+    const cudaDataType bt = cuda_type(bias_dtype);
+    check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt), "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)");
+  }
+  const auto ld = [](const MatrixRef& r, std::int64_t rows, std::int64_t cols) { return r.ld ? r.ld : (r.layout == Layout::row_major ? cols : rows); };
+  // Layouts as stored (column-major descriptions: a row-major operand is the transpose's storage).
+  const bool a_n = ta == CUBLAS_OP_N, b_n = tb == CUBLAS_OP_N;
+  check(x.layout_create(&x.a, cuda_type(p.a.dtype), a_n ? p.m : p.k, a_n ? p.k : p.m, ld(p.a, p.m, p.k)), "cublasLtMatrixLayoutCreate(A)");
+  check(x.layout_create(&x.b, cuda_type(p.b.dtype), b_n ? p.k : p.n, b_n ? p.n : p.k, ld(p.b, p.k, p.n)), "cublasLtMatrixLayoutCreate(B)");
+  check(x.layout_create(&x.d, cuda_type(p.d.dtype), p.m, p.n, ld(p.d, p.m, p.n)), "cublasLtMatrixLayoutCreate(D)");
+  tooling::check(tooling::driver().cuMemAlloc(&x.workspace, x.workspace_bytes), "cuMemAlloc", "cuBLASLt workspace");
+  cublasLtMatmulPreference_t pref = nullptr;
+  check(x.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
+  check(x.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &x.workspace_bytes, sizeof x.workspace_bytes),
+        "cublasLtMatmulPreferenceSetAttribute");
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  const cublasStatus_t hs = x.heuristic(x.handle, x.desc, x.a, x.b, x.d, x.d, pref, 1, &result, &found);
+  x.pref_destroy(pref);
+  if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
+    throw Error(fmt::format("cuBLASLt has no bias+GELU algorithm for this problem (status {})", static_cast<int>(hs)));
+  x.algo = result.algo;
+}
+
+CublasLtBiasGelu::~CublasLtBiasGelu() {
+  Api& x = *api_;
+  if (x.a) x.layout_destroy(x.a);
+  if (x.b) x.layout_destroy(x.b);
+  if (x.d) x.layout_destroy(x.d);
+  if (x.desc) x.desc_destroy(x.desc);
+  if (x.handle) x.destroy(x.handle);
+  if (x.workspace) tooling::driver().cuMemFree(x.workspace);
+}
+
+void CublasLtBiasGelu::run(CUstream stream) {
+  Api& x = *api_;
+  void* d = reinterpret_cast<void*>(x.p.d.ptr);
+  check(x.matmul(x.handle, x.desc, &x.alpha, reinterpret_cast<const void*>(x.p.a.ptr), x.a, reinterpret_cast<const void*>(x.p.b.ptr), x.b,
+                 &x.beta, d, x.d, d, x.d, &x.algo, reinterpret_cast<void*>(x.workspace), x.workspace_bytes,
+                 reinterpret_cast<cudaStream_t>(stream)),
+        "cublasLtMatmul");
 }
 
 }  // namespace tilejit::cli

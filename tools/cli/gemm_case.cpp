@@ -3,6 +3,7 @@
 #include "host_data.hpp"
 #include <tilejit/tooling.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -24,6 +25,14 @@ double activate(Activation a, double x) {
     case Activation::silu: return x / (1 + std::exp(-x));
     default: return x;
   }
+}
+// Whether an epilogue body names `c` (C's element): then C gets random values too.
+bool names_c(const std::string& body) {
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    auto ident = [&](std::size_t j) { return j < body.size() && (std::isalnum(static_cast<unsigned char>(body[j])) || body[j] == '_'); };
+    if (body[i] == 'c' && (i == 0 || !ident(i - 1)) && !ident(i + 1)) return true;
+  }
+  return false;
 }
 }  // namespace
 
@@ -57,7 +66,7 @@ GemmCase::GemmCase(Runtime& rt, const GemmProblem& shape, bool with_bias, std::u
   setup(p.b, p.k, p.n, b_, db_, true, seed + 1);
   std::vector<unsigned char> d_host;
   setup(p.d, p.m, p.n, d_host, dd_, false, 0);
-  if (p.beta != 0.f) {
+  if (p.beta != 0.f || names_c(p.epilogue.body)) {
     if (separate_c) {
       if (p.c.ptr == 0 && p.c.dtype == DType::f32 && p.c.ld == 0) p.c.dtype = p.d.dtype, p.c.layout = p.d.layout;
       setup(p.c, p.m, p.n, c_, dc_, true, seed + 2);
@@ -75,6 +84,33 @@ GemmCase::GemmCase(Runtime& rt, const GemmProblem& shape, bool with_bias, std::u
     dbias_.upload(bias_.data(), bias_.size());
     p.epilogue.bias = dbias_.ptr();
   }
+  // An epilogue body's operands.
+  std::uint64_t s_ = seed + 10;
+  for (auto& v : p.epilogue.vectors) {
+    const std::int64_t len = v.axis == EpilogueAxis::row ? p.m : p.n;
+    if (p.batch > 1 && v.batch_stride == 0) v.batch_stride = 0;  // one vector for the whole batch
+    const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(1, len + v.batch_stride * (p.batch - 1)));
+    vec_.emplace_back(n * dtype_size(v.dtype));
+    fill_random(v.dtype, vec_.back().data(), n, s_++);
+    dvec_.push_back(rt.alloc(vec_.back().size()));
+    dvec_.back().upload(vec_.back().data(), vec_.back().size());
+    v.ptr = dvec_.back().ptr();
+  }
+  for (auto& x : p.epilogue.inputs) {
+    if (p.batch > 1 && x.matrix.batch_stride == 0) x.matrix.batch_stride = p.m * p.n;
+    std::vector<unsigned char> host;
+    DeviceBuffer dev;
+    setup(x.matrix, p.m, p.n, host, dev, true, s_++);
+    in_.push_back(std::move(host));
+    din_.push_back(std::move(dev));
+  }
+  for (auto& x : p.epilogue.outputs) {
+    if (p.batch > 1 && x.matrix.batch_stride == 0) x.matrix.batch_stride = p.m * p.n;
+    std::vector<unsigned char> host;
+    DeviceBuffer dev;
+    setup(x.matrix, p.m, p.n, host, dev, false, 0);
+    dout_.push_back(std::move(dev));
+  }
   reset_output();
 }
 
@@ -85,6 +121,7 @@ void GemmCase::reload_inputs() {
 
 void GemmCase::reset_output() {
   dd_.fill_bytes(0xFF);
+  for (auto& o : dout_) o.fill_bytes(0xFF);
   if (c_is_d_) dd_.upload(c_.data(), c_.size());
 }
 
@@ -94,7 +131,7 @@ double GemmCase::relative_error(std::size_t max_samples) {
   std::vector<unsigned char> d(d_elems * dtype_size(p.d.dtype));
   dd_.download(d.data(), d.size());
   const std::int64_t lda = ld_of(p.a, p.m, p.k), ldb = ld_of(p.b, p.k, p.n), ldd = ld_of(p.d, p.m, p.n);
-  const std::int64_t ldc = p.beta != 0.f ? ld_of(p.c, p.m, p.n) : 0;
+  const std::int64_t ldc = !c_.empty() ? ld_of(p.c, p.m, p.n) : 0;
   struct Sample {
     std::int64_t batch, row, col;
   };
@@ -113,6 +150,8 @@ double GemmCase::relative_error(std::size_t max_samples) {
     for (std::int64_t c = 0; c < p.n; c += std::max<std::int64_t>(1, p.n / 256)) samples.push_back({p.batch - 1, p.m - 1, c});
   }
   std::vector<double> ref(samples.size()), got(samples.size()), floor(samples.size());
+  const bool body = !p.epilogue.body.empty();
+  std::vector<double> accs(body ? samples.size() : 0), cs(body ? samples.size() : 0);
   auto work = [&](std::size_t first, std::size_t last) {
     for (std::size_t s = first; s < last; ++s) {
       const auto& q = samples[s];
@@ -129,6 +168,13 @@ double GemmCase::relative_error(std::size_t max_samples) {
       // terms, sum |a b| / sqrt(K), so such an element cannot fail a correct kernel.
       floor[s] = std::abs(p.alpha) * magnitude / std::sqrt(static_cast<double>(std::max<std::int64_t>(1, p.k)));
       double v = p.alpha * acc;
+      if (body) {
+        accs[s] = v;
+        const MatrixRef& cr = c_is_d_ ? p.d : p.c;
+        cs[s] = c_.empty() ? 0.0 : tooling::load_element(cr.dtype, c_.data(), static_cast<std::size_t>(q.batch * cr.batch_stride + at(cr, ldc ? ldc : ldd, q.row, q.col)));
+        got[s] = tooling::load_element(p.d.dtype, d.data(), static_cast<std::size_t>(q.batch * p.d.batch_stride + at(p.d, ldd, q.row, q.col)));
+        continue;
+      }
       if (p.beta != 0.f) {
         const MatrixRef& cr = c_is_d_ ? p.d : p.c;
         v += p.beta * tooling::load_element(cr.dtype, c_.data(), static_cast<std::size_t>(q.batch * cr.batch_stride + at(cr, ldc ? ldc : ldd, q.row, q.col)));
@@ -143,14 +189,56 @@ double GemmCase::relative_error(std::size_t max_samples) {
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back(work, samples.size() * t / threads, samples.size() * (t + 1) / threads);
   for (auto& t : pool) t.join();
+  double worst = 0;  // an epilogue body's other outputs
+  if (body) {
+    // The body in float64 at the samples: vectors and inputs read there, then d and the outputs.
+    const std::size_t ns = samples.size();
+    std::vector<std::int64_t> rows(ns), cols(ns);
+    std::vector<std::vector<double>> vecs(p.epilogue.vectors.size(), std::vector<double>(ns)),
+        ins(p.epilogue.inputs.size(), std::vector<double>(ns)), outs(p.epilogue.outputs.size(), std::vector<double>(ns));
+    for (std::size_t i = 0; i < ns; ++i) {
+      const auto& q = samples[i];
+      rows[i] = q.row, cols[i] = q.col;
+      for (std::size_t k = 0; k < vecs.size(); ++k) {
+        const auto& v = p.epilogue.vectors[k];
+        vecs[k][i] = tooling::load_element(v.dtype, vec_[k].data(),
+                                           static_cast<std::size_t>(q.batch * v.batch_stride + (v.axis == EpilogueAxis::row ? q.row : q.col)));
+      }
+      for (std::size_t k = 0; k < ins.size(); ++k) {
+        const MatrixRef& r = p.epilogue.inputs[k].matrix;
+        ins[k][i] = tooling::load_element(r.dtype, in_[k].data(),
+                                          static_cast<std::size_t>(q.batch * r.batch_stride + at(r, ld_of(r, p.m, p.n), q.row, q.col)));
+      }
+    }
+    std::vector<const double*> vp, ip;
+    std::vector<double*> op;
+    for (auto& v : vecs) vp.push_back(v.data());
+    for (auto& v : ins) ip.push_back(v.data());
+    for (auto& v : outs) op.push_back(v.data());
+    tooling::GemmEpilogueReference(p).run(ns, accs.data(), cs.data(), rows.data(), cols.data(), vp, ip, ref.data(), op);
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      const MatrixRef& r = p.epilogue.outputs[k].matrix;
+      std::vector<unsigned char> host(elements(r, p.m, p.n, p.batch) * dtype_size(r.dtype));
+      dout_[k].download(host.data(), host.size());
+      double num = 0, den = 0;
+      for (std::size_t i = 0; i < ns; ++i) {
+        const auto& q = samples[i];
+        const double g = tooling::load_element(r.dtype, host.data(),
+                                               static_cast<std::size_t>(q.batch * r.batch_stride + at(r, ld_of(r, p.m, p.n), q.row, q.col)));
+        if (!std::isfinite(g)) return std::numeric_limits<double>::infinity();
+        num += (g - outs[k][i]) * (g - outs[k][i]), den += std::max(outs[k][i] * outs[k][i], floor[i] * floor[i]);
+      }
+      worst = std::max(worst, den > 0 ? std::sqrt(num / den) : (num == 0 ? 0 : std::numeric_limits<double>::infinity()));
+    }
+  }
   double num = 0, den = 0;
   for (std::size_t s = 0; s < samples.size(); ++s) {
     if (!std::isfinite(got[s])) return std::numeric_limits<double>::infinity();
     num += (got[s] - ref[s]) * (got[s] - ref[s]);
     den += std::max(ref[s] * ref[s], floor[s] * floor[s]);
   }
-  if (den == 0) return num == 0 ? 0 : std::numeric_limits<double>::infinity();
-  return std::sqrt(num / den);
+  if (den == 0) return num == 0 ? worst : std::numeric_limits<double>::infinity();
+  return std::max(worst, std::sqrt(num / den));
 }
 
 }  // namespace tilejit::cli

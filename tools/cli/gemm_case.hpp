@@ -13,6 +13,7 @@ class GemmCase {
  public:
   // `shape` gives sizes, dtypes, layouts, leading dimensions, batch, alpha, beta, math, activation;
   // with_bias adds a random bias. Pointers are filled in. beta != 0 without a C pointer reads D.
+  // An epilogue body's vectors and inputs get random values, its outputs poison (NaN).
   GemmCase(Runtime& rt, const GemmProblem& shape, bool with_bias, std::uint64_t seed, bool separate_c = true);
 
   GemmProblem problem;
@@ -25,7 +26,8 @@ class GemmCase {
   // previous GEMM's D) into the host copies the reference reads.
   void reload_inputs();
   // ||D - ref|| / ||ref|| over every output (when at most max_samples) or max_samples sampled ones
-  // plus the last row and column; +inf on NaN or Inf.
+  // plus the last row and column; +inf on NaN or Inf. With an epilogue body, the largest of D's and
+  // each other output's (against the body evaluated in float64).
   double relative_error(std::size_t max_samples = 1 << 16);
   double flops() const { return 2.0 * static_cast<double>(problem.m) * problem.n * problem.k * problem.batch; }
 
@@ -33,6 +35,9 @@ class GemmCase {
   static std::size_t elements(const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch);
   std::vector<unsigned char> a_, b_, c_, bias_;
   DeviceBuffer da_, db_, dc_, dd_, dbias_;
+  // An epilogue body's operands: vectors, inputs, outputs (host copies and device buffers).
+  std::vector<std::vector<unsigned char>> vec_, in_;
+  std::vector<DeviceBuffer> dvec_, din_, dout_;
   bool c_is_d_ = false;
 };
 
