@@ -1,9 +1,8 @@
 // GEMM epilogues as bodies on the GPU: per-column and per-row vectors, an M x N input and a second
 // output, in every kind (simt, mma, wgmma with D through TMA, swapped decode shapes, a staged D,
 // column-major D), every A/B layout, odd sizes and a batch, against a float64 host reference that
-// evaluates the same body (the elementwise evaluator). Outputs are poisoned (NaN) with guard bytes
+// evaluates the same body (tooling::GemmEpilogueReference). Outputs are poisoned (NaN) with guard bytes
 // after them, so an unwritten or overwritten element shows.
-#include "ops/elementwise/expression.hpp"
 #include "test_support.hpp"
 
 #include <tilejit/tilejit.hpp>
@@ -107,18 +106,6 @@ void run_case(Runtime& rt, const Case& cs, const std::string& body, std::uint64_
   EXPECT_TRUE(d.guard_intact()) << "D's guard bytes were written";
   EXPECT_TRUE(pre.guard_intact()) << "pre's guard bytes were written";
 
-  // The reference: the same body over float64 values (vectors read as plain values).
-  std::string ref_body;
-  for (const auto& tok : ops::tokenize_body(body, /*indexing=*/true))
-    if (tok.kind != ops::BodyToken::Kind::end) ref_body += tok.text + " ";
-  // Drop "[ m ]" / "[ n ]" after the vectors.
-  for (const char* idx : {"[ m ] ", "[ n ] "})
-    for (std::size_t at_ = ref_body.find(idx); at_ != std::string::npos; at_ = ref_body.find(idx)) ref_body.erase(at_, 6);
-  ElementwiseOp ref{.body = ref_body,
-                    .inputs = {{"acc", DType::f64}, {"c", DType::f64}, {"m", DType::i64}, {"n", DType::i64}, {"bias", DType::f64},
-                               {"scale", DType::f64}, {"residual", DType::f64}},
-                    .outputs = {{"d", DType::f64}, {"pre", DType::f64}},
-                    .scalars = {{"alpha", static_cast<double>(p.alpha)}, {"beta", static_cast<double>(p.beta)}, {"s", -0.75}}};
   // Every element of small problems, else samples and the last row and column.
   struct Sample {
     std::int64_t b, r, col;
@@ -150,8 +137,9 @@ void run_case(Runtime& rt, const Case& cs, const std::string& body, std::uint64_
     rv[i] = tooling::load_element(DType::f16, residual.host.data(), at(residual_ref, bb, r, col));
     mv[i] = r, nv[i] = col;
   }
-  tooling::ElementwiseReference(ref).run({acc.data(), cv.data(), mv.data(), nv.data(), bv.data(), sv.data(), rv.data()},
-                                         {want_d.data(), want_pre.data()}, ns);
+  // The reference: the same body over float64 values (the tooling's evaluator of epilogue bodies).
+  tooling::GemmEpilogueReference(p).run(ns, acc.data(), cv.data(), mv.data(), nv.data(), {bv.data(), sv.data()}, {rv.data()},
+                                        want_d.data(), {want_pre.data()});
   auto rel_error = [&](DType dt, const Array& got, const MatrixRef& ref_layout, const std::vector<double>& want) {
     double num = 0, den = 0;
     for (std::size_t i = 0; i < ns; ++i) {
