@@ -36,7 +36,6 @@ std::string_view compute_type(DType t) {
   return "?";
 }
 
-namespace {
 std::string_view scalar_member(DType t) {
   switch (t) {
     case DType::f32: return "f32";
@@ -45,6 +44,13 @@ std::string_view scalar_member(DType t) {
     default: return "i64";
   }
 }
+
+std::string trimmed_body(std::string body) {
+  while (!body.empty() && (body.back() == ' ' || body.back() == '\n' || body.back() == ';')) body.pop_back();
+  return body;
+}
+
+namespace {
 
 std::size_t min_size(const ElementwiseOp& op) {
   std::size_t m = 16;
@@ -89,8 +95,7 @@ std::string elementwise_source(const ElementwiseOp& op) {
   bool half_types = false;
   for (const auto* list : {&op.inputs, &op.outputs})
     for (const auto& o : *list) half_types = half_types || o.dtype == DType::f16 || o.dtype == DType::bf16;
-  std::string body = op.body;
-  while (!body.empty() && (body.back() == ' ' || body.back() == '\n' || body.back() == ';')) body.pop_back();
+  const std::string body = trimmed_body(op.body);
   return fmt::format(
       "// tilejit elementwise{}{}\n"
       "{}"

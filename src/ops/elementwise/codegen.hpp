@@ -11,6 +11,11 @@ namespace tilejit::ops {
 std::string_view device_type(DType t);
 std::string_view compute_type(DType t);
 
+// The member of tilejit::elementwise_scalar a scalar of dtype t is written to ("f32", "i64", ...).
+std::string_view scalar_member(DType t);
+// A body as it goes into generated code: without trailing blanks and semicolons.
+std::string trimmed_body(std::string body);
+
 // Fills the zeros of `config` for `op`, then checks it; throws InvalidArgument naming the rule.
 ElementwiseConfig resolve_config(const ElementwiseOp& op, const ElementwiseConfig& config);
 

@@ -44,15 +44,6 @@ void mark_used(const BodyExpr& e, std::vector<bool>& used) {
   for (const auto& a : e.args) mark_used(a, used);
 }
 
-std::string_view scalar_member(DType t) {
-  switch (t) {
-    case DType::f32: return "f32";
-    case DType::f64: return "f64";
-    case DType::i32: return "i32";
-    default: return "i64";
-  }
-}
-
 }  // namespace
 
 bool EpilogueBody::reads(std::string_view name) const {
@@ -184,8 +175,7 @@ std::string epilogue_source(const GemmProblem& p, const EpilogueBody& b, bool sw
   for (std::size_t i = 0; i < e.outputs.size(); ++i)
     stores += fmt::format("    if (__inside) tilejit::epilogue_store<{}, {}>(__e.out[{}], __batch, m, n, {});\n",
                           device_type(e.outputs[i].matrix.dtype), e.outputs[i].matrix.layout == Layout::row_major, i, e.outputs[i].name);
-  std::string body = b.text;
-  while (!body.empty() && (body.back() == ' ' || body.back() == '\n' || body.back() == ';')) body.pop_back();
+  const std::string body = trimmed_body(b.text);
   return fmt::format(
       "// epilogue: {}\n"
       "struct gemm_epilogue {{\n"
@@ -225,16 +215,7 @@ EpilogueParams epilogue_params(const GemmProblem& p) {
   for (std::size_t i = 0; i < e.outputs.size(); ++i)
     q.out[i] = {reinterpret_cast<const void*>(e.outputs[i].matrix.ptr), tight_ld(e.outputs[i].matrix, p.m, p.n),
                 e.outputs[i].matrix.batch_stride};
-  for (std::size_t i = 0; i < e.scalars.size(); ++i) {
-    const ScalarValue& v = e.scalars[i].value;
-    q.scalar[i].i64 = 0;
-    switch (v.dtype()) {
-      case DType::f32: q.scalar[i].f32 = static_cast<float>(v.as_double()); break;
-      case DType::f64: q.scalar[i].f64 = v.as_double(); break;
-      case DType::i32: q.scalar[i].i32 = static_cast<int>(v.as_int()); break;
-      default: q.scalar[i].i64 = v.as_int(); break;
-    }
-  }
+  for (std::size_t i = 0; i < e.scalars.size(); ++i) write_scalar(q.scalar[i], e.scalars[i].value);
   return q;
 }
 

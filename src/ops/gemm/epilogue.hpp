@@ -4,6 +4,7 @@
 // The fixed form (bias, activation) is written as a body here, so every epilogue takes one path.
 #pragma once
 
+#include "ops/elementwise/elementwise_internal.hpp"
 #include "ops/elementwise/expression.hpp"
 
 #include <tilejit/gemm.hpp>
@@ -19,16 +20,10 @@ struct EpilogueOperand {
   long long ld;
   long long batch_stride;
 };
-union EpilogueScalarSlot {
-  double f64;
-  float f32;
-  long long i64;
-  int i32;
-};
 struct EpilogueParams {
   EpilogueOperand in[kMaxEpilogueOperands];  // the vectors, then the matrix inputs, in declaration order
   EpilogueOperand out[kMaxEpilogueOutputs];
-  EpilogueScalarSlot scalar[kMaxEpilogueScalars];
+  ElementwiseScalarSlot scalar[kMaxEpilogueScalars];  // the named scalars, as elementwise ops take theirs
 };
 static_assert(sizeof(EpilogueParams) == 328, "must match gemm_epilogue_params in gemm_common.cuh");
 

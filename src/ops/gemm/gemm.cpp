@@ -210,10 +210,10 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
       p.a.layout == Layout::row_major, p.b.layout == Layout::row_major, p.c.layout == Layout::row_major,
       p.d.layout == Layout::row_major, v.a_vec, v.b_vec, v.d_tma, c.pingpong, c.cluster, c.k_halves);
   // A body's kernel is named by a digest of what makes it (the body, the operands' names and types).
+  const std::string signature = user.epilogue.body.empty() ? std::string() : epilogue_signature(user.epilogue);
   const std::string epilogue_tag =
       !user.epilogue.body.empty()
-          ? fmt::format("_epi{:08x}", static_cast<std::uint32_t>(XXH3_64bits(epilogue_signature(user.epilogue).data(),
-                                                                             epilogue_signature(user.epilogue).size())))
+          ? fmt::format("_epi{:08x}", static_cast<std::uint32_t>(XXH3_64bits(signature.data(), signature.size())))
           : std::string(user.epilogue.bias ? "_bias" : "") +
                 (user.epilogue.activation == Activation::none ? "" : fmt::format("_{}", activation_name(user.epilogue.activation)));
   const char la = p.a.layout == Layout::row_major ? 'N' : 'T', lb = p.b.layout == Layout::row_major ? 'N' : 'T';
@@ -437,8 +437,12 @@ ops::GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
       static_cast<std::uint64_t>(p.math) << 8 | (p.c.ptr == p.d.ptr ? 2u : 0u) | (p.epilogue.bias != 0 ? 1u : 0u));
   // alpha and beta's value come with each call; whether C is read makes the kernel. The epilogue's
   // names, dtypes, layouts and body make the kernel too (its pointers and scalar values do not).
-  put((p.beta != 0.f ? 1u : 0u) | (p.epilogue.body.empty() ? 0u : XXH3_64bits(ops::epilogue_signature(p.epilogue).data(),
-                                                                                 ops::epilogue_signature(p.epilogue).size()) << 1));
+  std::uint64_t epilogue = 0;
+  if (!p.epilogue.body.empty()) {
+    const std::string text = ops::epilogue_signature(p.epilogue);
+    epilogue = XXH3_64bits(text.data(), text.size()) << 1;
+  }
+  put((p.beta != 0.f ? 1u : 0u) | epilogue);
   put(reinterpret_cast<std::uintptr_t>(stream));
   return s;
 }
