@@ -447,16 +447,7 @@ template <class Cfg> struct gemm_wgmma {
       if constexpr (Cfg::D_TMA) {
         store_tile_through_tma(p, map_d, staging + consumer * 2 * WM * 128, acc, m0, n0, tile.batch, store_parity, warp, g, t);
       } else {
-#pragma unroll
-        for (int mi = 0; mi < kMmaM; ++mi)
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
-            const long long r = m0 + mi * 64 + warp * 16 + g, c = n0 + j * 8 + 2 * t;
-            store_output<Cfg>(p, tile.batch, r, c, acc[mi][j * 4 + 0]);
-            store_output<Cfg>(p, tile.batch, r, c + 1, acc[mi][j * 4 + 1]);
-            store_output<Cfg>(p, tile.batch, r + 8, c, acc[mi][j * 4 + 2]);
-            store_output<Cfg>(p, tile.batch, r + 8, c + 1, acc[mi][j * 4 + 3]);
-          }
+        store_tile_directly(p, acc, m0, n0, tile.batch, warp, g, t);
       }
     }
     if constexpr (Cfg::D_TMA) {
@@ -478,15 +469,58 @@ template <class Cfg> struct gemm_wgmma {
   template <class ValuePair>
   __device__ __forceinline__ static void fill_chunk(char* buf, const float (&acc)[kMmaM][kAccRegs], int cc, int warp, int g, int t,
                                                     const ValuePair& value_pair) {
+    // Every value of the chunk first, then the stores: with no store in between, the compiler issues
+    // the epilogue's reads together and reads each vector element once (a store to shared memory
+    // may, as far as it knows, change what a later read returns).
+    output_pair values[kMmaM][kChunkCols / 8][2];
 #pragma unroll
     for (int mi = 0; mi < kMmaM; ++mi)
 #pragma unroll
       for (int jj = 0; jj < kChunkCols / 8; ++jj) {
         const int j = cc * (kChunkCols / 8) + jj;
+        const int row = mi * 64 + warp * 16 + g;
+        values[mi][jj][0] = value_pair(row, j, acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]);
+        values[mi][jj][1] = value_pair(row + 8, j, acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]);
+      }
+#pragma unroll
+    for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+      for (int jj = 0; jj < kChunkCols / 8; ++jj) {
         const int row = mi * 64 + warp * 16 + g, byte = (jj * 8 + 2 * t) * int(sizeof(TD));
         char* at = buf + sm90::swizzle128_offset(row, byte);
-        *reinterpret_cast<output_pair*>(at) = value_pair(row, j, acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]);
-        *reinterpret_cast<output_pair*>(at + 8 * 128) = value_pair(row + 8, j, acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]);
+        *reinterpret_cast<output_pair*>(at) = values[mi][jj][0];
+        *reinterpret_cast<output_pair*>(at + 8 * 128) = values[mi][jj][1];
+      }
+  }
+
+  // One consumer's WM x BN outputs straight to D, element by element (a column-major D, or rows not
+  // 16-byte aligned), 64 columns at a time: the group's values first, then its stores, so that the
+  // epilogue's reads go out together (a store to D may, for all the compiler knows, change them).
+  __device__ __forceinline__ static void store_tile_directly(const gemm_params& p, const float (&acc)[kMmaM][kAccRegs], long long m0,
+                                                             long long n0, int batch, int warp, int g, int t) {
+    constexpr int kGroup = BN / 8 < 8 ? BN / 8 : 8;  // fragments of 8 columns per group
+#pragma unroll
+    for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+      for (int j0 = 0; j0 < BN / 8; j0 += kGroup) {
+        const long long r = m0 + mi * 64 + warp * 16 + g;
+        float v[kGroup][4];
+#pragma unroll
+        for (int jj = 0; jj < kGroup; ++jj) {
+          const long long c = n0 + (j0 + jj) * 8 + 2 * t;
+          v[jj][0] = epilogue_value<Cfg>(p, batch, r, c, acc[mi][(j0 + jj) * 4 + 0]);
+          v[jj][1] = epilogue_value<Cfg>(p, batch, r, c + 1, acc[mi][(j0 + jj) * 4 + 1]);
+          v[jj][2] = epilogue_value<Cfg>(p, batch, r + 8, c, acc[mi][(j0 + jj) * 4 + 2]);
+          v[jj][3] = epilogue_value<Cfg>(p, batch, r + 8, c + 1, acc[mi][(j0 + jj) * 4 + 3]);
+        }
+#pragma unroll
+        for (int jj = 0; jj < kGroup; ++jj) {
+          const long long c = n0 + (j0 + jj) * 8 + 2 * t;
+          store_value<Cfg>(p, batch, r, c, v[jj][0]);
+          store_value<Cfg>(p, batch, r, c + 1, v[jj][1]);
+          store_value<Cfg>(p, batch, r + 8, c, v[jj][2]);
+          store_value<Cfg>(p, batch, r + 8, c + 1, v[jj][3]);
+        }
       }
   }
 

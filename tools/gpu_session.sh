@@ -6,7 +6,7 @@
 #                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
 #                                   sweep-decode-col-a ab-configs next-decode-kh next-large
 #                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
-#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench)
+#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench i14-fast)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,6 +27,15 @@ step() {
   local rc=$?
   echo "== $name: rc=$rc in $((SECONDS - t0)) s"
   tail -n "$lines" "$out/$name.log"
+}
+
+# Issue 14: bias + GELU on small f16 shapes beside cuBLASLt's fused form, and the CLI's own check of a
+# body with two outputs on odd sizes.
+epilogue_small_shapes_and_check() {
+  step epilogue_f16_small 12 "$bin/tilejit" bench gemm --dtype f16 --method stream --layout NT \
+    --shapes 16x8192x8192,1000x1000x1000,4095x4095x4095 -e none -e 'd = gelu(acc + bias[n])' --runs 3 --group-ms 30 --rounds 3
+  step epilogue_cli_check 3 "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --beta 0.5 \
+    -e 'd = silu(acc + bias[n]) * scale[m] + residual + beta * c; pre = acc * s' --scalar s=0.25 --check
 }
 
 for what in "$@"; do
@@ -362,10 +371,34 @@ for what in "$@"; do
           --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' \
           --runs 3 --group-ms 30 --rounds 3 --out "$out/epilogue_bf16_$m.csv"
       done
-      step epilogue_f16_small 12 "$bin/tilejit" bench gemm --dtype f16 --method stream --layout NT \
-        --shapes 16x8192x8192,1000x1000x1000,4095x4095x4095 -e none -e 'd = gelu(acc + bias[n])' --runs 3 --group-ms 30 --rounds 3
-      step epilogue_cli_check 3 "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --beta 0.5 \
-        -e 'd = silu(acc + bias[n]) * scale[m] + residual + beta * c; pre = acc * s' --scalar s=0.25 --check
+      epilogue_small_shapes_and_check
+      ;;
+    i14-fast)
+      # Issue 14, second pass (branch-free epilogue reads, a chunk's values before its stores, short
+      # float gelu / gelu_tanh): every GPU, CLI and cache test, memcheck of the epilogue and GELU
+      # tests, then what each part of an epilogue costs against tilejit's plain GEMM in the same rounds,
+      # and the same for each template variant in build/variants, if any.
+      step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      step gelu_accuracy 4 "$bin/tilejit_gpu_tests" --gtest_filter='ElementwiseGpu.GeluFormsAreAccurateElementByElement'
+      step memcheck_epilogue 8 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmEpilogueGpu.*:ElementwiseGpu.GeluForms*'
+      bodies=(-e none -e 'd = acc + bias[n]' -e 'd = gelu(acc + bias[n])' -e 'd = gelu_tanh(acc + bias[n])'
+              -e 'd = acc * scale[m] + residual' -e 'd = acc + residual')
+      step epilogue_parts_stream 40 "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN:c \
+        --shapes 4096x4096x4096,8192x8192x8192 "${bodies[@]}" --runs 3 --group-ms 30 --rounds 3 --out "$out/epilogue_parts_stream.csv"
+      step epilogue_graph 20 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN:c \
+        --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])' -e 'd = gelu_tanh(acc + bias[n])' \
+        -e 'd = acc * scale[m] + residual' --runs 3 --group-ms 30 --rounds 3 --out "$out/epilogue_graph.csv"
+      # Template variants (build/variants/NAME: a copy of kernels_templates with one thing changed), each
+      # on the same bodies beside its own plain GEMM.
+      for v in "$root"/build/variants/*/; do
+        [ -d "$v" ] || continue
+        v=$(basename "$v")
+        step "epilogue_variant_$v" 22 env TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" "$bin/tilejit" bench gemm --dtype bf16 \
+          --method stream --layout NT --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = acc + bias[n]' \
+          -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' -e 'd = acc + residual' --runs 3 --group-ms 30 --rounds 3
+      done
+      epilogue_small_shapes_and_check
       ;;
     i12-synced)
       # The launch-then-wait method as a labelled extra, against the earlier synchronised figures.

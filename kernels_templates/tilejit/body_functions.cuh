@@ -36,6 +36,48 @@ template <class T> __device__ __forceinline__ floating_t<T> gelu_tanh(T x) {
   return F(0.5) * v * (F(1) + ::tanh(F(0.79788456080286535588) * (v + F(0.044715) * v * v * v)));
 }
 
+// 2^e and 1 / d in one hardware instruction each (ex2.approx, rcp.approx: relative error about 2^-22).
+__device__ __forceinline__ float exp2_approx(float e) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(e));
+  return r;
+}
+__device__ __forceinline__ float rcp_approx(float d) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d));
+  return r;
+}
+
+// Float GELU in about 18 instructions where the erf form takes about 30: a GEMM epilogue's cost is its instruction
+// count (the tensor cores wait for it), and 1 + erf(x) cancels for negative x, where erff's form loses
+// every digit (gelu(-5): 5% off; below -5.9: 0). Phi(x) = 1 - h for x >= 0 and h for x < 0, with
+// h = erfc(z) / 2, z = |x| / sqrt(2), written as t exp(-z^2 + P(t)), t = 1 / (1 + z / 2): P is a
+// degree-7 Chebyshev interpolant of log(erfc(z) / t) + z^2 over t in [0, 1] (a smooth function; its
+// coefficients below are scaled to base 2, the 1/2 of h folded into the constant). Against float64:
+// relative error under 4e-6 for x >= -8 (under 1.5e-7 of max(1, |x|) everywhere); NaN stays NaN.
+template <> __device__ __forceinline__ float gelu<float>(float x) {
+  const float z = fabsf(x) * 0.70710678118654752f;
+  const float u = fabsf(x) * 0.84932180028801907f;  // z * sqrt(log2(e)): -u^2 = -z^2 log2(e)
+  const float t = rcp_approx(fmaf(0.5f, z, 1.f));
+  float p = -2.550708652e-01f;
+  p = fmaf(p, t, 1.018342972e+00f);
+  p = fmaf(p, t, -1.333280802e+00f);
+  p = fmaf(p, t, 4.084485471e-01f);
+  p = fmaf(p, t, -1.165134832e-02f);
+  p = fmaf(p, t, 5.570042729e-01f);
+  p = fmaf(p, t, 1.441948175e+00f);
+  p = fmaf(p, t, -2.825742245e+00f);
+  const float h = t * exp2_approx(fmaf(-u, u, p));
+  return x * (x >= 0.f ? 1.f - h : h);
+}
+// Float tanh-GELU as x * sigmoid(2u), u = sqrt(2 / pi) (x + 0.044715 x^3): 7 instructions, and no
+// cancellation in 1 + tanh(u) for negative x (the tanh form's relative error reaches 1e-3 at x = -5).
+template <> __device__ __forceinline__ float gelu_tanh<float>(float x) {
+  // 2u log2(e) = x (k1 + k2 x^2)
+  const float k1 = 2.3022082f, k2 = 0.10294324f;
+  return x * rcp_approx(1.f + exp2_approx(-x * fmaf(k2, x * x, k1)));
+}
+
 // Math functions of integer arguments compute in double, as C++'s <cmath> does (CUDA declares only
 // float and double overloads, so tanh(i) would otherwise be ambiguous). An exact-match template
 // loses to CUDA's own overloads for floating arguments.

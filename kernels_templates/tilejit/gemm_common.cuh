@@ -66,6 +66,15 @@ template <int GroupM> __device__ __forceinline__ void tile_of_block(const gemm_p
   tile_coords<GroupM>(static_cast<int>(blockIdx.x), p.tiles_m, p.tiles_n, tile_m, tile_n);
 }
 
+// *p in its compute type where `valid`, else 0, with no branch: the load always happens, from
+// `fallback` (an element that exists) where not valid. Straight-line code lets the compiler issue a
+// chunk's reads together and read a vector element once for every output that uses it; a load
+// behind a branch waits for its own latency.
+template <class T> __device__ __forceinline__ compute_t<T> load_or_zero(const T* p, const T* fallback, bool valid) {
+  const compute_t<T> v = to_compute(*(valid ? p : fallback));
+  return valid ? v : compute_t<T>(0);
+}
+
 // Element i of an epilogue vector, in its compute type; 0 past its end (a tile's rows and columns
 // past D's edge read nothing).
 template <class T> struct epilogue_vector {
@@ -73,14 +82,17 @@ template <class T> struct epilogue_vector {
   long long extent;
   __device__ __forceinline__ epilogue_vector(const epilogue_operand& o, long long batch, long long n)
       : values(static_cast<const T*>(o.ptr) + batch * o.batch_stride), extent(n) {}
-  __device__ __forceinline__ compute_t<T> operator[](long long i) const { return i < extent ? to_compute(values[i]) : compute_t<T>(0); }
+  __device__ __forceinline__ compute_t<T> operator[](long long i) const { return load_or_zero(values + i, values, i < extent); }
 };
 
-// Element (m, n) of an epilogue matrix (RowMajor or column-major, its ld and batch stride).
+// Element (m, n) of an epilogue matrix (RowMajor or column-major, its ld and batch stride), 0 where
+// not `valid` (outside D).
 template <class T, bool RowMajor>
-__device__ __forceinline__ compute_t<T> epilogue_load(const epilogue_operand& o, long long batch, long long m, long long n) {
-  return to_compute(static_cast<const T*>(o.ptr)[batch * o.batch_stride + (RowMajor ? m * o.ld + n : n * o.ld + m)]);
+__device__ __forceinline__ compute_t<T> epilogue_load(const epilogue_operand& o, long long batch, long long m, long long n, bool valid) {
+  const T* base = static_cast<const T*>(o.ptr) + batch * o.batch_stride;
+  return load_or_zero(base + (RowMajor ? m * o.ld + n : n * o.ld + m), base, valid);
 }
+
 template <class T, bool RowMajor, class V>
 __device__ __forceinline__ void epilogue_store(const epilogue_operand& o, long long batch, long long m, long long n, V v) {
   static_cast<T*>(const_cast<void*>(o.ptr))[batch * o.batch_stride + (RowMajor ? m * o.ld + n : n * o.ld + m)] = convert_to<T>(v);
@@ -94,12 +106,19 @@ __device__ __forceinline__ float epilogue_value(const gemm_params& p, long long 
   return Cfg::epilogue::template apply<Cfg>(p, batch, r, c, acc);
 }
 
+// D's element (r, c), an epilogue value converted to D's dtype; nothing outside D.
+template <class Cfg>
+__device__ __forceinline__ void store_value(const gemm_params& p, long long batch, long long r, long long c, float value) {
+  if (r >= p.m || c >= p.n) return;
+  auto* D = static_cast<typename Cfg::TD*>(p.d) + batch * p.stride_d;
+  D[offset_of<Cfg::D_ROW>(r, c, p.ldd)] = convert_to<typename Cfg::TD>(value);
+}
+
 // D's element (r, c) from the accumulator through the epilogue, converted to D's dtype.
 template <class Cfg>
 __device__ __forceinline__ void store_output(const gemm_params& p, long long batch, long long r, long long c, float acc) {
   if (r >= p.m || c >= p.n) return;
-  auto* D = static_cast<typename Cfg::TD*>(p.d) + batch * p.stride_d;
-  D[offset_of<Cfg::D_ROW>(r, c, p.ldd)] = convert_to<typename Cfg::TD>(epilogue_value<Cfg>(p, batch, r, c, acc));
+  store_value<Cfg>(p, batch, r, c, epilogue_value<Cfg>(p, batch, r, c, acc));
 }
 
 }  // namespace tilejit

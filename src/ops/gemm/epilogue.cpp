@@ -142,9 +142,9 @@ std::string epilogue_source(const GemmProblem& p, const EpilogueBody& b, bool sw
   // C in the kernel's own coordinates and layout (a swapped kernel's C is the user's C^T).
   if (b.reads("c")) {
     (void)beta_zero;  // the fixed form names c only where beta is not 0
-    add(fmt::format("const float c = {} ? static_cast<float>(tilejit::to_compute(static_cast<const typename Cfg::TC*>(__p.c)"
-                    "[__batch * __p.stride_c + tilejit::offset_of<Cfg::C_ROW>(__r, __c, __p.ldc)])) : 0.f;",
-                    "__inside"));
+    add("const typename Cfg::TC* __c_batch = static_cast<const typename Cfg::TC*>(__p.c) + __batch * __p.stride_c;");
+    add("const float c = static_cast<float>(tilejit::load_or_zero(__c_batch + tilejit::offset_of<Cfg::C_ROW>(__r, __c, __p.ldc), "
+        "__c_batch, __inside));");
   }
   if (b.reads("alpha")) add("const float alpha = __p.alpha;");
   if (b.reads("beta")) add("const float beta = __p.beta;");
@@ -161,8 +161,8 @@ std::string epilogue_source(const GemmProblem& p, const EpilogueBody& b, bool sw
   }
   for (const auto& x : e.inputs) {
     if (b.reads(x.name))
-      add(fmt::format("const float {} = __inside ? static_cast<float>(tilejit::epilogue_load<{}, {}>(__e.in[{}], __batch, m, n)) : 0.f;",
-                      x.name, device_type(x.matrix.dtype), x.matrix.layout == Layout::row_major, slot));
+      add(fmt::format("const float {} = static_cast<float>(tilejit::epilogue_load<{}, {}>(__e.in[{}], __batch, m, n, __inside));", x.name,
+                      device_type(x.matrix.dtype), x.matrix.layout == Layout::row_major, slot));
     ++slot;
   }
   for (std::size_t i = 0; i < e.scalars.size(); ++i)
