@@ -6,7 +6,7 @@
 #                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
 #                                   sweep-decode-col-a ab-configs next-decode-kh next-large
 #                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
-#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench i14-fast)
+#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench i14-fast i14-order)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,6 +36,21 @@ epilogue_small_shapes_and_check() {
     --shapes 16x8192x8192,1000x1000x1000,4095x4095x4095 -e none -e 'd = gelu(acc + bias[n])' --runs 3 --group-ms 30 --rounds 3
   step epilogue_cli_check 3 "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --beta 0.5 \
     -e 'd = silu(acc + bias[n]) * scale[m] + residual + beta * c; pre = acc * s' --scalar s=0.25 --check
+}
+
+# Issue 14: each template variant in build/variants (a copy of kernels_templates with one thing
+# changed): the epilogue GPU tests, then bodies beside its own plain GEMM in the same rounds.
+epilogue_variants() {
+  local layouts="$1" v
+  for v in "$root"/build/variants/*/; do
+    [ -d "$v" ] || continue
+    v=$(basename "$v")
+    step "variant_${v}_tests" 2 env TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+      --gtest_filter='GemmEpilogueGpu.*'
+    step "variant_${v}_bench" 26 env TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" "$bin/tilejit" bench gemm --dtype bf16 \
+      --method stream --layout "$layouts" --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = acc + bias[n]' \
+      -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' -e 'd = acc + residual' --runs 3 --group-ms 30 --rounds 3
+  done
 }
 
 for what in "$@"; do
@@ -389,16 +404,15 @@ for what in "$@"; do
       step epilogue_graph 20 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN:c \
         --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])' -e 'd = gelu_tanh(acc + bias[n])' \
         -e 'd = acc * scale[m] + residual' --runs 3 --group-ms 30 --rounds 3 --out "$out/epilogue_graph.csv"
-      # Template variants (build/variants/NAME: a copy of kernels_templates with one thing changed), each
-      # on the same bodies beside its own plain GEMM.
-      for v in "$root"/build/variants/*/; do
-        [ -d "$v" ] || continue
-        v=$(basename "$v")
-        step "epilogue_variant_$v" 22 env TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" "$bin/tilejit" bench gemm --dtype bf16 \
-          --method stream --layout NT --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = acc + bias[n]' \
-          -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' -e 'd = acc + residual' --runs 3 --group-ms 30 --rounds 3
-      done
+      epilogue_variants NT
       epilogue_small_shapes_and_check
+      ;;
+    i14-order)
+      # Issue 14: template variants of the epilogue (build/variants), each checked by the epilogue GPU
+      # tests and timed on the same bodies beside its own plain GEMM, after the wgmma and epilogue tests
+      # of the working tree.
+      step wgmma_epilogue_tests 4 "$bin/tilejit_gpu_tests" --gtest_brief=1 --gtest_filter='GemmEpilogueGpu.*:GemmGpuWgmma.*'
+      epilogue_variants NT,NN:c
       ;;
     i12-synced)
       # The launch-then-wait method as a labelled extra, against the earlier synchronised figures.

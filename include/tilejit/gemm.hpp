@@ -82,7 +82,7 @@ inline constexpr std::size_t kMaxEpilogueScalars = 8;
 struct GemmEpilogue {
   CUdeviceptr bias = 0;  // fixed form, optional: one value per column of D (n values)
   DType bias_dtype = DType::f32;
-  Activation activation = Activation::none;  // fixed form; gelu is the exact erf form
+  Activation activation = Activation::none;  // fixed form; gelu is GELU's erf definition, x * Phi(x)
   std::string body;
   std::vector<EpilogueVector> vectors;
   std::vector<EpilogueMatrix> inputs;
