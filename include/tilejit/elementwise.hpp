@@ -15,13 +15,16 @@
 //
 // Conversion rules. Each dtype has a compute type, which is what the body sees:
 //   f32 -> float, f64 -> double, f16 -> float, bf16 -> float, i32 -> int, i64 -> long long,
-//   i8 -> int, u8 -> int.
+//   i8 -> int, u8 -> int, e4m3 -> float, e5m2 -> float.
 // - Inputs are converted exactly to their compute type when loaded.
 // - Outputs are variables of their compute type, starting at 0. Assigning follows C++: a floating
 //   value assigned to an integer output truncates toward zero and saturates to the range of int
 //   (long long for i64), NaN gives 0; a wider integer assigned to int keeps the low 32 bits.
 // - After the body, each output is stored to its dtype: float/double -> f16/bf16 round to nearest
-//   even, double -> f32 rounds to nearest; int -> i8/u8 keeps the low 8 bits (two's complement).
+//   even, double -> f32 rounds to nearest; int -> i8/u8 keeps the low 8 bits (two's complement);
+//   float -> e4m3/e5m2 rounds to nearest even and saturates (beyond 448 / 57344, infinities
+//   included, the largest finite value; NaN stays NaN). A double assigned to a 16- or 8-bit float
+//   output rounds to float first, on assignment (C++).
 // - Scalars have their own dtype (a float scalar is f32, a double f64, an int32_t i32, an int64_t
 //   i64) and the same compute types.
 // - Arithmetic follows C++ on the compute types: write `2.0f`, not `2.0`, to stay in single

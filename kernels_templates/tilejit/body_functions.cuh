@@ -54,7 +54,8 @@ __device__ __forceinline__ float rcp_approx(float d) {
 // h = erfc(z) / 2, z = |x| / sqrt(2), written as t exp(-z^2 + P(t)), t = 1 / (1 + z / 2): P is a
 // degree-7 Chebyshev interpolant of log(erfc(z) / t) + z^2 over t in [0, 1] (a smooth function; its
 // coefficients below are scaled to base 2, the 1/2 of h folded into the constant). Against float64:
-// relative error under 4e-6 for x >= -8 (under 1.5e-7 of max(1, |x|) everywhere); NaN stays NaN.
+// relative error under 6e-6 for x >= -8 (5.1e-6 measured on the H200), under 1e-12 absolute below; NaN
+// stays NaN.
 template <> __device__ __forceinline__ float gelu<float>(float x) {
   const float z = fabsf(x) * 0.70710678118654752f;
   const float u = fabsf(x) * 0.84932180028801907f;  // z * sqrt(log2(e)): -u^2 = -z^2 log2(e)

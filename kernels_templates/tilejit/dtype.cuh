@@ -10,6 +10,10 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #endif
+// The 8-bit float header only where a source uses e4m3 or e5m2 (it defines TILEJIT_FP8_TYPES).
+#ifdef TILEJIT_FP8_TYPES
+#include <cuda_fp8.h>
+#endif
 
 namespace tilejit {
 
@@ -23,11 +27,19 @@ using u64 = unsigned long long;
 using f16 = __half;
 using bf16 = __nv_bfloat16;
 #endif
+#ifdef TILEJIT_FP8_TYPES
+using e4m3 = __nv_fp8_e4m3;
+using e5m2 = __nv_fp8_e5m2;
+#endif
 
 template <class T> struct compute_type { using type = T; };
 #ifndef TILEJIT_NO_HALF_TYPES
 template <> struct compute_type<f16> { using type = float; };
 template <> struct compute_type<bf16> { using type = float; };
+#endif
+#ifdef TILEJIT_FP8_TYPES
+template <> struct compute_type<e4m3> { using type = float; };
+template <> struct compute_type<e5m2> { using type = float; };
 #endif
 template <> struct compute_type<i8> { using type = int; };
 template <> struct compute_type<u8> { using type = int; };
@@ -73,6 +85,10 @@ template <class T> __device__ __forceinline__ compute_t<T> to_compute(T x) { ret
 template <> __device__ __forceinline__ float to_compute<f16>(f16 x) { return __half2float(x); }
 template <> __device__ __forceinline__ float to_compute<bf16>(bf16 x) { return __bfloat162float(x); }
 #endif
+#ifdef TILEJIT_FP8_TYPES
+template <> __device__ __forceinline__ float to_compute<e4m3>(e4m3 x) { return static_cast<float>(x); }
+template <> __device__ __forceinline__ float to_compute<e5m2>(e5m2 x) { return static_cast<float>(x); }
+#endif
 
 // Compute value -> storage type, by the documented rules.
 template <class To> struct converter {
@@ -92,6 +108,18 @@ template <> struct converter<bf16> {
   __device__ static bf16 apply(double x) { return __double2bfloat16(x); }
   template <class I> __device__ static bf16 apply(I x) { return __float2bfloat16_rn(static_cast<float>(x)); }
 };
+#endif
+#ifdef TILEJIT_FP8_TYPES
+// To 8-bit floats: round to nearest even, saturate to the largest finite value (infinities too),
+// NaN stays NaN (the __NV_SATFINITE conversions of cuda_fp8.h); a double converts directly, not
+// through float.
+template <class F8> struct fp8_converter {
+  __device__ static F8 apply(float x) { return F8(x); }
+  __device__ static F8 apply(double x) { return F8(x); }
+  template <class I> __device__ static F8 apply(I x) { return F8(static_cast<float>(x)); }
+};
+template <> struct converter<e4m3> : fp8_converter<e4m3> {};
+template <> struct converter<e5m2> : fp8_converter<e5m2> {};
 #endif
 template <class To, class From> __host__ __device__ constexpr To convert_to(From x) { return converter<To>::apply(x); }
 

@@ -1,5 +1,6 @@
 #include "util/host_dtype.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -61,6 +62,54 @@ float bf16_bits_to_float(std::uint16_t b) {
   return out;
 }
 
+namespace {
+// An 8-bit float with `mbits` mantissa bits, smallest normal exponent `emin`, largest finite value
+// `max_finite` (code max_code) and NaN code nan_code.
+struct Fp8Format {
+  int mbits, emin;
+  double max_finite;
+  std::uint8_t max_code, nan_code;
+  bool has_inf;
+};
+constexpr Fp8Format kE4m3{3, -6, 448.0, 0x7e, 0x7f, false};
+constexpr Fp8Format kE5m2{2, -14, 57344.0, 0x7b, 0x7f, true};
+
+std::uint8_t encode_fp8(const Fp8Format& f, double v) {
+  if (std::isnan(v)) return f.nan_code;
+  const std::uint8_t sign = std::signbit(v) ? 0x80 : 0;
+  const double a = std::fabs(v);
+  if (a >= f.max_finite) return sign | f.max_code;
+  if (a == 0) return sign;
+  // The spacing of representable values around a: 2^(exponent - mbits), subnormals below 2^emin.
+  const int e = std::max(std::ilogb(a), f.emin);
+  const double n = std::nearbyint(std::ldexp(a, f.mbits - e));  // ties to even (default rounding)
+  const double value = std::ldexp(n, e - f.mbits);
+  if (value >= f.max_finite) return sign | f.max_code;
+  if (value == 0) return sign;
+  const int ve = std::ilogb(value);
+  if (ve < f.emin) return sign | static_cast<std::uint8_t>(std::ldexp(value, f.mbits - f.emin));  // subnormal
+  const auto mant = static_cast<std::uint8_t>(std::ldexp(value, f.mbits - ve) - std::ldexp(1.0, f.mbits));
+  return sign | static_cast<std::uint8_t>((ve - f.emin + 1) << f.mbits) | mant;
+}
+
+double decode_fp8(const Fp8Format& f, std::uint8_t b) {
+  const bool negative = (b & 0x80) != 0;
+  const int exp_field = (b & 0x7f) >> f.mbits, mant = b & ((1 << f.mbits) - 1);
+  const int exp_max = 0x7f >> f.mbits;
+  double v;
+  if (f.has_inf && exp_field == exp_max) v = mant == 0 ? HUGE_VAL : std::nan("");
+  else if (!f.has_inf && (b & 0x7f) == 0x7f) v = std::nan("");
+  else if (exp_field == 0) v = std::ldexp(mant, f.emin - f.mbits);
+  else v = std::ldexp(mant + (1 << f.mbits), exp_field - 1 + f.emin - f.mbits);
+  return negative ? -v : v;
+}
+}  // namespace
+
+std::uint8_t double_to_e4m3_bits(double v) { return encode_fp8(kE4m3, v); }
+std::uint8_t double_to_e5m2_bits(double v) { return encode_fp8(kE5m2, v); }
+double e4m3_bits_to_double(std::uint8_t b) { return decode_fp8(kE4m3, b); }
+double e5m2_bits_to_double(std::uint8_t b) { return decode_fp8(kE5m2, b); }
+
 double load_element(DType t, const void* base, std::size_t i) {
   switch (t) {
     case DType::f32: return static_cast<const float*>(base)[i];
@@ -71,6 +120,8 @@ double load_element(DType t, const void* base, std::size_t i) {
     case DType::i64: return static_cast<double>(static_cast<const std::int64_t*>(base)[i]);
     case DType::i8: return static_cast<const std::int8_t*>(base)[i];
     case DType::u8: return static_cast<const std::uint8_t*>(base)[i];
+    case DType::e4m3: return e4m3_bits_to_double(static_cast<const std::uint8_t*>(base)[i]);
+    case DType::e5m2: return e5m2_bits_to_double(static_cast<const std::uint8_t*>(base)[i]);
   }
   return 0;
 }
@@ -94,6 +145,9 @@ void store_element_from_float(DType t, void* base, std::size_t i, double v) {
     case DType::i64: static_cast<std::int64_t*>(base)[i] = saturate<std::int64_t>(v); break;
     case DType::i8: static_cast<std::int8_t*>(base)[i] = saturate<std::int8_t>(v); break;
     case DType::u8: static_cast<std::uint8_t*>(base)[i] = saturate<std::uint8_t>(v); break;
+    // Through float, as the device's outputs of 16- and 8-bit floats are (their compute type is float).
+    case DType::e4m3: static_cast<std::uint8_t*>(base)[i] = double_to_e4m3_bits(static_cast<float>(v)); break;
+    case DType::e5m2: static_cast<std::uint8_t*>(base)[i] = double_to_e5m2_bits(static_cast<float>(v)); break;
   }
 }
 

@@ -182,6 +182,64 @@ TEST_F(ElementwiseGpu, GeluFormsAreAccurateElementByElement) {
   std::printf("gelu: worst relative error %.3g, gelu_tanh %.3g (x in [-8, 12])\n", worst_g, worst_t);
 }
 
+// e4m3 and e5m2 on the device convert as the host references do: every code decoded, and floats at
+// every code, every rounding midpoint and its neighbours, beyond the range and random, encoded bit for
+// bit (NaN as NaN); a double assigned to an 8-bit float output rounds to float first.
+TEST_F(ElementwiseGpu, Fp8ConversionsMatchTheHost) {
+  std::vector<double> probes = {0.0, -0.0, 1e-30, 1e6, -1e6, 3e38, HUGE_VAL, -HUGE_VAL, NAN};
+  for (int b = 0; b < 256; ++b)
+    for (double v : {util::e4m3_bits_to_double(static_cast<std::uint8_t>(b)), util::e5m2_bits_to_double(static_cast<std::uint8_t>(b))})
+      if (std::isfinite(v))
+        for (double w : {v, v * (1 + 1.0 / 32), v * (1 + 1.0 / 16), v * (1 + 1.0 / 8), v * (1 + 3.0 / 16)})
+          for (double u : {w, std::nextafter(w, 0.0), std::nextafter(w, 1e300)}) probes.push_back(u);
+  std::uint64_t s = 99;
+  for (int i = 0; i < 4096; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    probes.push_back((i % 2 ? -1.0 : 1.0) * std::ldexp(1.0 + static_cast<double>(s >> 11) * 0x1.0p-53, static_cast<int>(s % 44) - 28));
+  }
+  const std::uint64_t n = probes.size();
+  std::vector<float> xf(n);
+  std::vector<std::uint8_t> codes(n);
+  for (std::uint64_t i = 0; i < n; ++i) xf[i] = static_cast<float>(probes[i]), codes[i] = static_cast<std::uint8_t>(i);
+  ElementwiseOp encode{.body = "a4 = xf; a5 = xf; b4 = xd; b5 = xd",
+                       .inputs = {{"xf", DType::f32}, {"xd", DType::f64}},
+                       .outputs = {{"a4", DType::e4m3}, {"a5", DType::e5m2}, {"b4", DType::e4m3}, {"b5", DType::e5m2}}};
+  ElementwiseOp decode{.body = "f4 = q4; f5 = q5", .inputs = {{"q4", DType::e4m3}, {"q5", DType::e5m2}},
+                       .outputs = {{"f4", DType::f32}, {"f5", DType::f32}}};
+  auto bxf = rt.alloc(n * 4), bxd = rt.alloc(n * 8), bq4 = rt.alloc(n), bq5 = rt.alloc(n);
+  auto ba4 = rt.alloc(n), ba5 = rt.alloc(n), bb4 = rt.alloc(n), bb5 = rt.alloc(n), bf4 = rt.alloc(n * 4), bf5 = rt.alloc(n * 4);
+  bxf.upload(xf.data(), n * 4);
+  bxd.upload(probes.data(), n * 8);
+  bq4.upload(codes.data(), n);
+  bq5.upload(codes.data(), n);
+  rt.elementwise(encode, {bxf.ptr(), bxd.ptr()}, {ba4.ptr(), ba5.ptr(), bb4.ptr(), bb5.ptr()}, n);
+  rt.elementwise(decode, {bq4.ptr(), bq5.ptr()}, {bf4.ptr(), bf5.ptr()}, n);
+  std::vector<std::uint8_t> a4(n), a5(n), b4(n), b5(n);
+  std::vector<float> f4(n), f5(n);
+  ba4.download(a4.data(), n);
+  ba5.download(a5.data(), n);
+  bb4.download(b4.data(), n);
+  bb5.download(b5.data(), n);
+  bf4.download(f4.data(), n * 4);
+  bf5.download(f5.data(), n * 4);
+  auto same = [](std::uint8_t got, std::uint8_t want, double (*decoded)(std::uint8_t)) {
+    return std::isnan(decoded(want)) ? std::isnan(decoded(got)) : got == want;
+  };
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const double x = xf[i], xd = probes[i];
+    ASSERT_TRUE(same(a4[i], util::double_to_e4m3_bits(x), util::e4m3_bits_to_double)) << "e4m3 from float " << x << ": " << int(a4[i]);
+    ASSERT_TRUE(same(a5[i], util::double_to_e5m2_bits(x), util::e5m2_bits_to_double)) << "e5m2 from float " << x << ": " << int(a5[i]);
+    const double xr = static_cast<float>(xd);
+    ASSERT_TRUE(same(b4[i], util::double_to_e4m3_bits(xr), util::e4m3_bits_to_double)) << "e4m3 from double " << xd << ": " << int(b4[i]);
+    ASSERT_TRUE(same(b5[i], util::double_to_e5m2_bits(xr), util::e5m2_bits_to_double)) << "e5m2 from double " << xd << ": " << int(b5[i]);
+    if (i < 256) {
+      const double d4 = util::e4m3_bits_to_double(codes[i]), d5 = util::e5m2_bits_to_double(codes[i]);
+      ASSERT_TRUE(std::isnan(d4) ? std::isnan(f4[i]) : f4[i] == d4) << "e4m3 code " << i << ": " << f4[i];
+      ASSERT_TRUE(std::isnan(d5) ? std::isnan(f5[i]) : f5[i] == d5) << "e5m2 code " << i << ": " << f5[i];
+    }
+  }
+}
+
 TEST_F(ElementwiseGpu, MoreThan2To32Elements) {
   // 64-bit indexing: 4 GiB + 4099 bytes of u8 in, the same out.
   const std::uint64_t n = (1ull << 32) + 4099;

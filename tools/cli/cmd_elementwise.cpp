@@ -37,7 +37,7 @@ struct ElementwiseArgs {
 
 void add_op_options(CLI::App* cmd, ElementwiseArgs& a) {
   cmd->add_option("--expr,-e", a.expr, "Body, e.g. 'z = x * alpha + y'; assigned names are outputs, others inputs")->required();
-  cmd->add_option("--dtype,-t", a.dtype, "dtype of the inputs (and outputs unless --out-dtype): f32 f64 f16 bf16 i32 i64 i8 u8");
+  cmd->add_option("--dtype,-t", a.dtype, "dtype of the inputs (and outputs unless --out-dtype): f32 f64 f16 bf16 i32 i64 i8 u8 e4m3 e5m2");
   cmd->add_option("--out-dtype", a.out_dtype, "dtype of the outputs");
   cmd->add_option("--scalar,-s", a.scalars, "Scalar parameter NAME=VALUE (f32) or NAME:DTYPE=VALUE (f32 f64 i32 i64)");
   cmd->add_option("--threads", a.threads, "Threads per block (0: choose)");

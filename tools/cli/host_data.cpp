@@ -79,6 +79,9 @@ double tolerance(DType t) {
     case DType::f32: return 1e-5;
     case DType::f16:
     case DType::bf16: return 1e-2;
+    // Half a unit in the last place, relative: what rounding a differently computed value may lose.
+    case DType::e4m3: return 0x1p-4;
+    case DType::e5m2: return 0x1p-3;
     default: return 1e-6;
   }
 }

@@ -18,6 +18,8 @@ std::string_view device_type(DType t) {
     case DType::i64: return "long long";
     case DType::i8: return "signed char";
     case DType::u8: return "unsigned char";
+    case DType::e4m3: return "__nv_fp8_e4m3";
+    case DType::e5m2: return "__nv_fp8_e5m2";
   }
   return "?";
 }
@@ -26,7 +28,9 @@ std::string_view compute_type(DType t) {
   switch (t) {
     case DType::f32:
     case DType::f16:
-    case DType::bf16: return "float";
+    case DType::bf16:
+    case DType::e4m3:
+    case DType::e5m2: return "float";
     case DType::f64: return "double";
     case DType::i32:
     case DType::i8:
@@ -92,9 +96,12 @@ std::string elementwise_source(const ElementwiseOp& op) {
   }
   for (const auto& o : op.inputs) params += fmt::format("{}{} {}", params.empty() ? "" : ", ", compute_type(o.dtype), o.name);
   for (const auto& o : op.outputs) params += fmt::format(", {}& {}", compute_type(o.dtype), o.name);
-  bool half_types = false;
+  bool half_types = false, fp8_types = false;
   for (const auto* list : {&op.inputs, &op.outputs})
-    for (const auto& o : *list) half_types = half_types || o.dtype == DType::f16 || o.dtype == DType::bf16;
+    for (const auto& o : *list) {
+      half_types = half_types || o.dtype == DType::f16 || o.dtype == DType::bf16;
+      fp8_types = fp8_types || o.dtype == DType::e4m3 || o.dtype == DType::e5m2;
+    }
   const std::string body = trimmed_body(op.body);
   return fmt::format(
       "// tilejit elementwise{}{}\n"
@@ -110,7 +117,11 @@ std::string elementwise_source(const ElementwiseOp& op) {
       "  }}\n"
       "}};\n"
       "}}  // namespace tilejit_gen\n",
-      op.name.empty() ? "" : " ", op.name, half_types ? "" : "#define TILEJIT_NO_HALF_TYPES 1  // no f16/bf16 operand\n", members,
+      op.name.empty() ? "" : " ", op.name,
+      fp8_types    ? "#define TILEJIT_FP8_TYPES 1  // an e4m3/e5m2 operand\n"
+      : half_types ? ""
+                   : "#define TILEJIT_NO_HALF_TYPES 1  // no f16/bf16 operand\n",
+      members,
       init, params, body);
 }
 
