@@ -61,6 +61,8 @@ struct Case {
   Layout d_layout = Layout::row_major;
   std::string config;  // empty: the heuristic
   std::int64_t d_pad = 0;  // D's leading dimension beyond tight (an unaligned pitch stages D on wgmma)
+  bool through_runtime = false;  // Runtime::gemm (its cached plan per signature) instead of a plan of its own
+  float s = -0.75f;              // the body's scalar
 };
 
 // The body, its operands, and the check: D and `pre` against the float64 evaluation of the body.
@@ -94,13 +96,16 @@ void run_case(Runtime& rt, const Case& cs, const std::string& body, std::uint64_
   rr.ptr = residual.dev.ptr(), pr.ptr = pre.dev.ptr();
   p.epilogue.inputs = {{"residual", rr}};
   p.epilogue.outputs = {{"pre", pr}};
-  p.epilogue.scalars = {{"s", -0.75f}};
+  p.epilogue.scalars = {{"s", cs.s}};
 
-  GemmPlan plan = [&] {
-    if (cs.config.empty()) return rt.plan_gemm(p);
-    return rt.plan_gemm(p, GemmConfig::parse(cs.config));
-  }();
-  plan.run();
+  std::string config = "Runtime::gemm";
+  if (cs.through_runtime) {
+    rt.gemm(p);
+  } else {
+    GemmPlan plan = cs.config.empty() ? rt.plan_gemm(p) : rt.plan_gemm(p, GemmConfig::parse(cs.config));
+    plan.run();
+    config = plan.config().to_string();
+  }
   rt.synchronize();
   d.fetch(), pre.fetch();
   EXPECT_TRUE(d.guard_intact()) << "D's guard bytes were written";
@@ -150,8 +155,8 @@ void run_case(Runtime& rt, const Case& cs, const std::string& body, std::uint64_
     }
     return std::sqrt(num / std::max(den, 1e-300));
   };
-  EXPECT_LT(rel_error(DType::bf16, d, p.d, want_d), 1e-2) << plan.config().to_string();
-  EXPECT_LT(rel_error(DType::f32, pre, pre_ref, want_pre), 1e-4) << plan.config().to_string();
+  EXPECT_LT(rel_error(DType::bf16, d, p.d, want_d), 1e-2) << config;
+  EXPECT_LT(rel_error(DType::f32, pre, pre_ref, want_pre), 1e-4) << config;
   // No element of D or pre left unwritten (poison is NaN) anywhere.
   for (std::int64_t bb = 0; bb < p.batch; ++bb)
     for (std::int64_t r = 0; r < p.m; ++r)
@@ -185,6 +190,20 @@ TEST_F(GemmEpilogueGpu, EveryKindAndLayout) {
   cases.push_back({"split_k", 128, 128, 8192, 1, "NT"});          // few tiles, long K: split-K, epilogue after the reduction
   const std::uint64_t seed = std::random_device{}();
   for (const auto& c : cases) run_case(rt, c, kBody, seed);
+}
+
+// Runtime::gemm keeps one plan per body and operand types: a second call with the same body and new
+// operands (other buffers, another scalar value) computes with them, not with the first call's.
+TEST_F(GemmEpilogueGpu, RuntimeGemmTakesEachCallsOperands) {
+  const std::uint64_t seed = std::random_device{}();
+  for (const auto& shape : {Case{"runtime", 257, 263, 136, 1, "NT"}, Case{"runtime_decode", 16, 2048, 512, 1, "NN"}}) {
+    Case first = shape, second = shape;
+    first.through_runtime = second.through_runtime = true;
+    second.name += "_again", second.s = 1.5f;
+    run_case(rt, first, kBody, seed);
+    DeviceBuffer spacer = rt.alloc(3 << 20);  // the second call's buffers lie elsewhere
+    run_case(rt, second, kBody, seed + 1);
+  }
 }
 
 // The fixed form is the same mechanism: a bias with GELU through GemmEpilogue::bias/activation and

@@ -123,6 +123,52 @@ TEST(GemmEpilogue, BadBodiesAreRefusedBeforeCompiling) {
   EXPECT_GT(rt.compile_gemm(epilogue_problem(good)).cubin_bytes, 0u);  // the reference case compiles
 }
 
+// Runtime::gemm keeps one plan per signature (body, names, dtypes, layouts): a later call with the same
+// body but other operands launches with that call's pointers, leading dimensions, batch strides and
+// scalar values, each checked, not the ones the plan was made with.
+TEST(GemmEpilogue, RuntimeGemmTakesEachCallsOperands) {
+  const GemmProblem planned = ops::normalized(epilogue_problem("d = gelu(acc + bias[n]) * scale[m] + residual; pre = acc * s"));
+  GemmProblem call = planned;
+  call.a.ptr += 1 << 12, call.d.ptr += 1 << 12;
+  call.alpha = 2.f;
+  call.epilogue.vectors[0].ptr = 7 << 23;
+  call.epilogue.vectors[1].ptr = 9 << 24, call.epilogue.vectors[1].batch_stride = 512;
+  call.epilogue.inputs[0].matrix.ptr = 3 << 25, call.epilogue.inputs[0].matrix.ld = 640;
+  call.epilogue.outputs[0].matrix.ptr = 5 << 26;
+  call.epilogue.scalars[0].value = -3.f;
+  const GemmProblem p = ops::problem_for_call(planned, call);
+  EXPECT_EQ(p.a.ptr, call.a.ptr);
+  EXPECT_EQ(p.d.ptr, call.d.ptr);
+  EXPECT_EQ(p.alpha, 2.f);
+  EXPECT_EQ(p.epilogue.vectors[0].ptr, call.epilogue.vectors[0].ptr);
+  EXPECT_EQ(p.epilogue.vectors[1].ptr, call.epilogue.vectors[1].ptr);
+  EXPECT_EQ(p.epilogue.vectors[1].batch_stride, 512);
+  EXPECT_EQ(p.epilogue.inputs[0].matrix.ptr, call.epilogue.inputs[0].matrix.ptr);
+  EXPECT_EQ(p.epilogue.inputs[0].matrix.ld, 640);
+  EXPECT_EQ(p.epilogue.outputs[0].matrix.ptr, call.epilogue.outputs[0].matrix.ptr);
+  EXPECT_EQ(p.epilogue.scalars[0].value.as_double(), -3.0);
+  const ops::EpilogueParams q = ops::epilogue_params(p);
+  EXPECT_EQ(reinterpret_cast<CUdeviceptr>(q.in[0].ptr), call.epilogue.vectors[0].ptr);
+  EXPECT_EQ(reinterpret_cast<CUdeviceptr>(q.in[2].ptr), call.epilogue.inputs[0].matrix.ptr);
+  EXPECT_EQ(q.in[2].ld, 640);
+  EXPECT_EQ(reinterpret_cast<CUdeviceptr>(q.out[0].ptr), call.epilogue.outputs[0].matrix.ptr);
+  EXPECT_EQ(q.scalar[0].f32, -3.f);
+  // A bad operand of a call is refused by name, as when a plan is made.
+  auto refused = [&](auto change, const std::string& expected) {
+    GemmProblem bad = call;
+    change(bad);
+    try {
+      (void)ops::problem_for_call(planned, bad);
+      ADD_FAILURE() << "accepted; expected: " << expected;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  refused([](GemmProblem& b) { b.epilogue.vectors[1].ptr = 0; }, "vector 'scale': null pointer");
+  refused([](GemmProblem& b) { b.epilogue.inputs[0].matrix.ld = 100; }, "leading dimension 100");
+  refused([](GemmProblem& b) { b.epilogue.outputs[0].matrix.ptr += 2; }, "not aligned");
+}
+
 // ---- random bodies --------------------------------------------------------------------------
 
 // A random expression over every name the test problem declares, the operators and functions of

@@ -63,6 +63,31 @@ bool epilogue_reads_c(const GemmEpilogue& e) {
   return false;
 }
 
+void check_epilogue_operands(const GemmProblem& p) {
+  const GemmEpilogue& e = p.epilogue;
+  const bool any = p.m > 0 && p.n > 0;
+  for (const auto& v : e.vectors) {
+    if (!is_float(v.dtype))
+      throw InvalidArgument(fmt::format("{} vector '{}': dtype {} is not supported (f32, f16 or bf16)", kWhat, v.name, dtype_name(v.dtype)));
+    if (any && v.ptr == 0) throw InvalidArgument(fmt::format("{} vector '{}': null pointer", kWhat, v.name));
+    if (v.ptr % dtype_size(v.dtype) != 0)
+      throw InvalidArgument(fmt::format("{} vector '{}': pointer not aligned to its {}-byte elements", kWhat, v.name, dtype_size(v.dtype)));
+    if (v.batch_stride < 0) throw InvalidArgument(fmt::format("{} vector '{}': negative batch stride", kWhat, v.name));
+  }
+  auto check_mn = [&](const char* role, const EpilogueMatrix& x) {
+    MatrixRef r = x.matrix;
+    r.ld = tight_ld(r, p.m, p.n);
+    check_gemm_matrix(fmt::format("epilogue {} '{}'", role, x.name).c_str(), r, p.m, p.n, p.batch, any);
+  };
+  for (const auto& x : e.inputs) check_mn("input", x);
+  for (const auto& x : e.outputs) check_mn("output", x);
+  for (const auto& s : e.scalars) {
+    const DType t = s.value.dtype();
+    if (t != DType::f32 && t != DType::f64 && t != DType::i32 && t != DType::i64)
+      throw InvalidArgument(fmt::format("{} scalar '{}': dtype {} (f32, f64, i32 or i64)", kWhat, s.name, dtype_name(t)));
+  }
+}
+
 EpilogueBody parse_epilogue(const GemmProblem& p) {
   const GemmEpilogue& e = p.epilogue;
   EpilogueBody b;
@@ -95,30 +120,11 @@ EpilogueBody parse_epilogue(const GemmProblem& p) {
       throw InvalidArgument(fmt::format("{} {} '{}': the name is the body's own (acc, c, alpha, beta, m, n, d)", kWhat, role, name));
     if (!seen.insert(name).second) throw InvalidArgument(fmt::format("{} {} '{}': the name is declared twice", kWhat, role, name));
   };
-  const bool any = p.m > 0 && p.n > 0;
-  for (const auto& v : e.vectors) {
-    declare("vector", v.name);
-    if (!is_float(v.dtype))
-      throw InvalidArgument(fmt::format("{} vector '{}': dtype {} is not supported (f32, f16 or bf16)", kWhat, v.name, dtype_name(v.dtype)));
-    if (any && v.ptr == 0) throw InvalidArgument(fmt::format("{} vector '{}': null pointer", kWhat, v.name));
-    if (v.ptr % dtype_size(v.dtype) != 0)
-      throw InvalidArgument(fmt::format("{} vector '{}': pointer not aligned to its {}-byte elements", kWhat, v.name, dtype_size(v.dtype)));
-    if (v.batch_stride < 0) throw InvalidArgument(fmt::format("{} vector '{}': negative batch stride", kWhat, v.name));
-  }
-  auto check_mn = [&](const char* role, const EpilogueMatrix& x) {
-    declare(role, x.name);
-    MatrixRef r = x.matrix;
-    r.ld = tight_ld(r, p.m, p.n);
-    check_gemm_matrix(fmt::format("epilogue {} '{}'", role, x.name).c_str(), r, p.m, p.n, p.batch, any);
-  };
-  for (const auto& x : e.inputs) check_mn("input", x);
-  for (const auto& x : e.outputs) check_mn("output", x);
-  for (const auto& s : e.scalars) {
-    declare("scalar", s.name);
-    const DType t = s.value.dtype();
-    if (t != DType::f32 && t != DType::f64 && t != DType::i32 && t != DType::i64)
-      throw InvalidArgument(fmt::format("{} scalar '{}': dtype {} (f32, f64, i32 or i64)", kWhat, s.name, dtype_name(t)));
-  }
+  for (const auto& v : e.vectors) declare("vector", v.name);
+  for (const auto& x : e.inputs) declare("input", x.name);
+  for (const auto& x : e.outputs) declare("output", x.name);
+  for (const auto& s : e.scalars) declare("scalar", s.name);
+  check_epilogue_operands(p);
 
   using Role = BodyName::Role;
   b.names = {{"acc", Role::value, false}, {"c", Role::value, false},   {"alpha", Role::value, false},

@@ -41,6 +41,10 @@ struct EpilogueBody {
 // Validates p.epilogue against the problem (names, dtypes, layouts, pointers, the body's grammar and
 // names); throws InvalidArgument naming what is wrong, before anything is compiled.
 EpilogueBody parse_epilogue(const GemmProblem& p);
+// The checks of parse_epilogue that concern one call's operands (dtypes, pointers, leading
+// dimensions, batch strides, scalar dtypes), without the body: Runtime::gemm runs them on each call's
+// epilogue, whose names and body its cached plan was checked with.
+void check_epilogue_operands(const GemmProblem& p);
 // Whether a problem's epilogue body names `c` (then C is read, or D where no C is given).
 bool epilogue_reads_c(const GemmEpilogue& e);
 // The generated struct `gemm_epilogue` for a kernel computing `kernel_problem` (swapped: D^T of

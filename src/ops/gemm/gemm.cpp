@@ -72,6 +72,22 @@ void check_gemm_matrix(const char* name, const MatrixRef& r, std::int64_t rows, 
   check_matrix(name, r, rows, cols, batch, needed);
 }
 
+GemmProblem problem_for_call(const GemmProblem& planned, const GemmProblem& call) {
+  GemmProblem p = with_pointers(planned, GemmPointers{.a = call.a.ptr, .b = call.b.ptr, .c = call.c.ptr, .d = call.d.ptr,
+                                                      .bias = call.epilogue.bias});
+  p.alpha = call.alpha, p.beta = call.beta;
+  if (!call.epilogue.body.empty()) {
+    // The same names, dtypes and layouts (the signature says so); this call's pointers, leading
+    // dimensions, batch strides and scalar values.
+    p.epilogue.vectors = call.epilogue.vectors;
+    p.epilogue.inputs = call.epilogue.inputs;
+    p.epilogue.outputs = call.epilogue.outputs;
+    p.epilogue.scalars = call.epilogue.scalars;
+    check_epilogue_operands(p);
+  }
+  return p;
+}
+
 GemmProblem with_pointers(const GemmProblem& planned, const GemmPointers& ptrs) {
   GemmProblem p = planned;
   if (ptrs.a) p.a.ptr = ptrs.a;
@@ -543,10 +559,7 @@ void GemmPlans::run(const std::shared_ptr<jit::Context>& jit, const GemmProblem&
   } else {
     jit->cache.note_memory_hit();
   }
-  GemmProblem p = with_pointers(state->problem, GemmPointers{.a = problem.a.ptr, .b = problem.b.ptr, .c = problem.c.ptr,
-                                                             .d = problem.d.ptr, .bias = problem.epilogue.bias});
-  p.alpha = problem.alpha, p.beta = problem.beta;
-  launch_with(*state, p, stream);
+  launch_with(*state, problem_for_call(state->problem, problem), stream);
 }
 
 std::size_t GemmPlans::size() const {

@@ -55,6 +55,10 @@ void check_outputs_apart(const GemmProblem& p);
 // A plan's problem with the pointers of one run (see GemmPlan::run); throws InvalidArgument for a bias
 // given to a plan made without one (its kernel has no bias to add).
 GemmProblem with_pointers(const GemmProblem& planned, const GemmPointers& pointers);
+// What Runtime::gemm launches for `call` with the plan it keeps for call's signature: the plan's
+// problem with call's pointers, alpha, beta and epilogue operands (pointers, leading dimensions,
+// batch strides, scalar values), those checked; throws InvalidArgument naming a bad one.
+GemmProblem problem_for_call(const GemmProblem& planned, const GemmProblem& call);
 
 // Everything that makes one kernel: the problem's types and layouts, the tiles, and how each operand
 // is copied from global memory (bytes per copy, from the pointers' and leading dimensions' alignment).
