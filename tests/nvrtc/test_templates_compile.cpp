@@ -102,6 +102,29 @@ TEST_P(TemplatesCompile, ShapeRulesAreStaticAssertsInWords) {
   }
 }
 
+// Every 8-bit float wgmma wrapper (m64nNk32, A and B each e4m3 or e5m2) instantiated in one kernel:
+// ptxas checks each instruction's spelling and operand count. (wgmma exists on sm_90a only.)
+TEST(TemplatesCompileSm90a, Fp8WgmmaWrappersInstantiate) {
+  TemplateSet templates;
+  NvrtcCompiler compiler(templates, util::Settings::from_environment().cuda_home, std::nullopt);
+  std::string calls;
+  for (int n : {16, 32, 64, 128, 192, 256})
+    for (const char* type : {"e4m3", "e4m3_e5m2", "e5m2_e4m3", "e5m2"})
+      calls += "  { float d[" + std::to_string(n / 2) + "] = {}; tilejit::sm90::wgmma_op<" + std::to_string(n) + ", tilejit::sm90::wgmma_" +
+               type + ">::run<0, 0>(d, a, b, 1); for (float v : d) sink += v; }\n";
+  CompileRequest req;
+  req.program_name = "fp8_wgmma_wrappers";
+  req.entry_template = "tilejit/wgmma_ops.cuh";
+  req.source = "#include \"tilejit/wgmma_ops.cuh\"\n"
+               "extern \"C\" __global__ void fp8_wgmma(unsigned long long a, unsigned long long b, float* out) {\n"
+               "  float sink = 0;\n" +
+               calls + "  *out = sink;\n}\n";
+  req.options = compiler.options("sm_90a");
+  CompiledKernel k;
+  ASSERT_NO_THROW(k = compiler.compile(req));
+  EXPECT_GT(k.cubin.size(), 10000u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Archs, TemplatesCompile, ::testing::Values("sm_80", "sm_90a"),
                          [](const auto& param_info) { return param_info.param; });
 
