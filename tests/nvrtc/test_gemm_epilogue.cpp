@@ -9,6 +9,8 @@
 #include <tilejit/tilejit.hpp>
 
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace tilejit {
 namespace {
@@ -199,6 +201,68 @@ class BodyGenerator {
   std::string one_of(std::initializer_list<const char*> xs) { return *(xs.begin() + pick(static_cast<int>(xs.size()))); }
   std::mt19937_64 rng_;
 };
+
+// epilogue_reads_c scans a body on every launch instead of tokenizing it: it agrees with the
+// tokenizer on random bodies and on the cases a scan could get wrong (c inside names and literals).
+TEST(GemmEpilogue, ReadsCAgreesWithTheTokenizer) {
+  auto by_tokens = [](const std::string& body) {
+    for (const auto& t : ops::tokenize_body(body, /*indexing=*/true))
+      if (t.kind == ops::BodyToken::Kind::identifier && t.text == "c") return true;
+    return false;
+  };
+  std::vector<std::string> bodies = {"d = c",           "d = acc + c",       "d = (c)",         "d = acc",  "d = c1 + acc",
+                                     "d = 1e-5f * acc", "d = 0x1cp+3 * acc", "d = acc * .5e+2", "d = _c",   "d = c_ + 1",
+                                     "d = acc; pre = c", "d = beta*c",       "d = scale[m]*c",  "d = 2.c0", "d = abc + cc"};
+  BodyGenerator gen(20261202);
+  for (int i = 0; i < 2000; ++i) bodies.push_back(gen.body());
+  int with_c = 0;
+  for (const auto& body : bodies) {
+    GemmEpilogue e;
+    e.body = body;
+    bool expected;
+    try {
+      expected = by_tokens(body);
+    } catch (const InvalidArgument&) {
+      continue;  // not a body (e.g. "2.c0"): parse_epilogue refuses it, whatever the scan says
+    }
+    ASSERT_EQ(ops::epilogue_reads_c(e), expected) << body;
+    with_c += expected;
+  }
+  EXPECT_GT(with_c, 100);
+}
+
+// Runtime::gemm finds its plan by epilogue_signature_hash: every name, dtype, axis, layout and scalar
+// type changes it, and only those (pointers and values do not).
+TEST(GemmEpilogue, SignatureHashSeparatesWhatMakesAKernel) {
+  const GemmEpilogue base = epilogue_problem("d = gelu(acc + bias[n]) * scale[m] + residual; pre = acc * s").epilogue;
+  std::vector<GemmEpilogue> variants;
+  auto vary = [&](auto change) {
+    GemmEpilogue e = base;
+    change(e);
+    variants.push_back(e);
+  };
+  vary([](GemmEpilogue& e) { e.body += " "; });
+  vary([](GemmEpilogue& e) { e.vectors[0].name = "bias2"; });
+  vary([](GemmEpilogue& e) { e.vectors[0].dtype = DType::f32; });
+  vary([](GemmEpilogue& e) { e.vectors[0].axis = EpilogueAxis::row; });
+  vary([](GemmEpilogue& e) { e.inputs[0].matrix.layout = Layout::row_major; });
+  vary([](GemmEpilogue& e) { e.inputs[0].matrix.dtype = DType::bf16; });
+  vary([](GemmEpilogue& e) { e.outputs[0].matrix.dtype = DType::bf16; });
+  vary([](GemmEpilogue& e) { e.scalars[0].value = ScalarValue(0.5); });  // f64 instead of f32
+  vary([](GemmEpilogue& e) { std::swap(e.vectors[0], e.vectors[1]); });
+  vary([](GemmEpilogue& e) {  // the same name as an input instead of an output
+    e.inputs.push_back({e.outputs[0].name, e.outputs[0].matrix});
+    e.outputs.clear();
+  });
+  std::vector<std::uint64_t> hashes = {ops::epilogue_signature_hash(base)};
+  for (const auto& v : variants) hashes.push_back(ops::epilogue_signature_hash(v));
+  for (std::size_t i = 0; i < hashes.size(); ++i)
+    for (std::size_t j = i + 1; j < hashes.size(); ++j) EXPECT_NE(hashes[i], hashes[j]) << i << " " << j;
+  GemmEpilogue moved = base;  // other pointers, leading dimensions, batch strides and scalar values
+  moved.vectors[0].ptr += 64, moved.vectors[1].batch_stride = 512, moved.inputs[0].matrix.ptr += 64;
+  moved.inputs[0].matrix.ld = 1024, moved.outputs[0].matrix.ptr += 64, moved.scalars[0].value = -2.f;
+  EXPECT_EQ(ops::epilogue_signature_hash(moved), hashes[0]);
+}
 
 class GemmEpilogueArch : public ::testing::TestWithParam<std::string> {};
 

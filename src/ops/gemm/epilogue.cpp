@@ -7,6 +7,10 @@
 
 #include <fmt/format.h>
 
+// xxHash header-only, as elsewhere in the library (see CMakeLists.txt).
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -53,12 +57,30 @@ bool EpilogueBody::reads(std::string_view name) const {
 }
 
 bool epilogue_reads_c(const GemmEpilogue& e) {
-  if (e.body.empty()) return false;  // the fixed form reads C where beta != 0, as GEMMs do
-  try {
-    for (const auto& t : tokenize_body(e.body, /*indexing=*/true))
-      if (t.kind == BodyToken::Kind::identifier && t.text == "c") return true;
-  } catch (const InvalidArgument&) {
-    // parse_epilogue reports it
+  // The fixed form reads C where beta != 0, as GEMMs do. A body: whether an identifier is `c`. This
+  // runs on every launch with the call's problem (Runtime::gemm, GemmPlan::run with pointers), so
+  // it scans instead of tokenizing: identifiers are [A-Za-z_][A-Za-z0-9_]*, and a numeric literal
+  // (a digit, or a '.' before one) runs over letters, digits, '.' and an exponent's sign (1e-5f,
+  // 0x1p+3). The language has no string or character literals; a body this misreads is not valid,
+  // and parse_epilogue refuses it.
+  const std::string_view s = e.body;
+  auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+  auto word = [&](char ch) { return digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'; };
+  for (std::size_t i = 0; i < s.size();) {
+    const char ch = s[i];
+    if (digit(ch) || (ch == '.' && i + 1 < s.size() && digit(s[i + 1]))) {
+      for (++i; i < s.size(); ++i) {
+        const char x = s[i];
+        const bool sign = (x == '+' || x == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E' || s[i - 1] == 'p' || s[i - 1] == 'P');
+        if (!word(x) && x != '.' && !sign) break;
+      }
+    } else if (word(ch)) {
+      const std::size_t start = i;
+      while (i < s.size() && word(s[i])) ++i;
+      if (i - start == 1 && ch == 'c') return true;
+    } else {
+      ++i;
+    }
   }
   return false;
 }
@@ -223,6 +245,20 @@ EpilogueParams epilogue_params(const GemmProblem& p) {
                 e.outputs[i].matrix.batch_stride};
   for (std::size_t i = 0; i < e.scalars.size(); ++i) write_scalar(q.scalar[i], e.scalars[i].value);
   return q;
+}
+
+std::uint64_t epilogue_signature_hash(const GemmEpilogue& e) {
+  // Each field folds into the hash of what came before (its seed), with a tag per kind of field, so
+  // that moving a name from one list to another or splitting a name changes the hash.
+  std::uint64_t h = XXH3_64bits(e.body.data(), e.body.size());
+  auto fold = [&](std::uint64_t tag, const std::string& name, std::uint64_t kinds) {
+    h = XXH3_64bits_withSeed(name.data(), name.size(), h ^ (tag << 56) ^ (kinds << 32) ^ name.size());
+  };
+  for (const auto& v : e.vectors) fold(1, v.name, static_cast<std::uint64_t>(v.dtype) << 8 | static_cast<std::uint64_t>(v.axis));
+  for (const auto& x : e.inputs) fold(2, x.name, static_cast<std::uint64_t>(x.matrix.dtype) << 8 | static_cast<std::uint64_t>(x.matrix.layout));
+  for (const auto& x : e.outputs) fold(3, x.name, static_cast<std::uint64_t>(x.matrix.dtype) << 8 | static_cast<std::uint64_t>(x.matrix.layout));
+  for (const auto& s : e.scalars) fold(4, s.name, static_cast<std::uint64_t>(s.value.dtype()));
+  return h;
 }
 
 std::string epilogue_signature(const GemmEpilogue& e) {

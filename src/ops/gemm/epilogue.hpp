@@ -54,5 +54,8 @@ std::string epilogue_source(const GemmProblem& user_problem, const EpilogueBody&
 EpilogueParams epilogue_params(const GemmProblem& p);
 // Every name, dtype, layout and scalar type of the epilogue, for plan signatures and program names.
 std::string epilogue_signature(const GemmEpilogue& e);
+// A 64-bit hash of the same, computed without building the string (Runtime::gemm computes it on
+// every call to find its plan).
+std::uint64_t epilogue_signature_hash(const GemmEpilogue& e);
 
 }  // namespace tilejit::ops

@@ -453,11 +453,7 @@ ops::GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
       static_cast<std::uint64_t>(p.math) << 8 | (p.c.ptr == p.d.ptr ? 2u : 0u) | (p.epilogue.bias != 0 ? 1u : 0u));
   // alpha and beta's value come with each call; whether C is read makes the kernel. The epilogue's
   // names, dtypes, layouts and body make the kernel too (its pointers and scalar values do not).
-  std::uint64_t epilogue = 0;
-  if (!p.epilogue.body.empty()) {
-    const std::string text = ops::epilogue_signature(p.epilogue);
-    epilogue = XXH3_64bits(text.data(), text.size()) << 1;
-  }
+  const std::uint64_t epilogue = p.epilogue.body.empty() ? 0 : ops::epilogue_signature_hash(p.epilogue) << 1;
   put((p.beta != 0.f ? 1u : 0u) | epilogue);
   put(reinterpret_cast<std::uintptr_t>(stream));
   return s;
