@@ -154,8 +154,7 @@ GemmProblem normalized(const GemmProblem& in) {
 
 }  // namespace ops
 
-void ops::validate_gemm_operands(const GemmProblem& in) {
-  const GemmProblem p = ops::normalized(in);
+void ops::check_normalized_operands(const GemmProblem& p) {
   if (p.m < 0 || p.n < 0 || p.k < 0)
     throw InvalidArgument(fmt::format("GEMM: sizes must not be negative (m={}, n={}, k={})", p.m, p.n, p.k));
   if (p.batch < 1 || p.batch > 65535) throw InvalidArgument(fmt::format("GEMM: batch {} must be between 1 and 65535", p.batch));
@@ -186,8 +185,9 @@ void ops::validate_gemm_operands(const GemmProblem& in) {
 }
 
 void validate_gemm(const GemmProblem& in) {
-  ops::validate_gemm_operands(in);
-  ops::parse_epilogue(ops::normalized(in));
+  const GemmProblem p = ops::normalized(in);
+  ops::check_normalized_operands(p);
+  ops::parse_epilogue(p);
 }
 
 namespace ops {
@@ -486,7 +486,9 @@ void GemmPlan::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr d, C
 namespace {
 // Launches a plan for `p`: the plan's problem with the pointers, alpha and beta of one run.
 void launch_with(detail::GemmPlanState& s, GemmProblem p, CUstream stream) {
-  ops::validate_gemm_operands(p);  // the epilogue is the plan's, checked when it was made
+  // A plan's problem with one run's pointers is normalized already (with_pointers keeps its leading
+  // dimensions and its C); the epilogue is the plan's, checked when it was made.
+  ops::check_normalized_operands(p);
   ops::check_outputs_apart(p);
   if (p.m == 0 || p.n == 0) return;
   const ops::EpilogueParams epilogue = ops::epilogue_params(p);  // a bias given with the run replaces the plan's

@@ -39,8 +39,9 @@ struct GemmParams {
 };
 static_assert(sizeof(GemmParams) == 496, "must match gemm_params in gemm_common.cuh");
 
-// validate_gemm without the epilogue's body (the launch path of a plan, whose epilogue was checked).
-void validate_gemm_operands(const GemmProblem& p);
+// validate_gemm without the epilogue's body, for a problem normalized() has produced (the launch
+// path of a plan, whose epilogue was checked, runs it on the plan's problem with one run's pointers).
+void check_normalized_operands(const GemmProblem& p);
 // Checks one matrix operand (dtype, leading dimension, batch stride, pointer, span) of `rows` x
 // `cols`; throws InvalidArgument naming it. `needed`: it is read or written (its pointer must be set).
 void check_gemm_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed);
