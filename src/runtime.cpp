@@ -155,6 +155,9 @@ void DeviceBuffer::upload(const void* host, std::size_t bytes, std::size_t offse
   if (bytes == 0) return;
   jit::make_current(ctx_, device_);
   check(driver().cuMemcpyHtoD(ptr_ + offset, host, bytes), "cuMemcpyHtoD", device_);
+  // From pageable memory the call may return before the data has reached the device (and a
+  // kernel on a non-blocking stream does not wait for the legacy stream): done when we return.
+  check(driver().cuStreamSynchronize(CU_STREAM_LEGACY), "cuStreamSynchronize", device_);
 }
 
 void DeviceBuffer::download(void* host, std::size_t bytes, std::size_t offset) const {
@@ -168,6 +171,9 @@ void DeviceBuffer::fill_bytes(unsigned char value) {
   if (bytes_ == 0) return;
   jit::make_current(ctx_, device_);
   check(driver().cuMemsetD8(ptr_, value, bytes_), "cuMemsetD8", device_);
+  // cuMemsetD8 may return before the fill is done, and a kernel on a non-blocking stream does not
+  // wait for it (a benchmark's first check saw its output overwritten by the poison): done when we return.
+  check(driver().cuStreamSynchronize(CU_STREAM_LEGACY), "cuStreamSynchronize", device_);
 }
 
 }  // namespace tilejit

@@ -53,6 +53,21 @@ epilogue_variants() {
   done
 }
 
+# Issue 15: e4m3 -> bf16 at 4096^3 and 8192^3 (A row-major, B column-major: the layout cuBLASLt's
+# 8-bit matmul takes), the heuristic's pick and alternatives, beside cuBLASLt in the same rounds.
+fp8_large_configs() {
+  step fp8_large 24 "$bin/tilejit" bench gemm --dtype e4m3 --method stream --layout NT \
+    --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 30 --rounds 3 --out "$out/fp8_large_stream.csv" \
+    --config default,wgmma:128x256x128:64x256:4:c2,wgmma:128x256x128:64x256:3,wgmma:256x128x128:128x128:3,wgmma:128x128x128:128x128:4:pp,wgmma:128x256x256:64x256:2
+}
+
+# Issue 15: the SASS of the 8-bit kernel (Hopper's 8-bit wgmma is QGMMA in SASS, the 16-bit one HGMMA).
+fp8_sass() {
+  step fp8_sass 8 bash -c "rm -rf /tmp/dump && TILEJIT_DUMP_DIR=/tmp/dump TILEJIT_CACHE=off '$bin/tilejit' gemm --dtype e4m3 \
+    --m 4096 --n 4096 --k 4096 --layout NT --check && ls /tmp/dump && cuobjdump -sass /tmp/dump/*.cubin | grep -cE '[HQ]GMMA' && \
+    cuobjdump -sass /tmp/dump/*.cubin | grep -m3 -E '[HQ]GMMA'"
+}
+
 for what in "$@"; do
   case "$what" in
     tests)
@@ -419,6 +434,58 @@ for what in "$@"; do
       step synced_bf16 20 "$bin/tilejit" bench gemm --dtype bf16 --method synced --layout NN,NT,TN,TT \
         --shapes 4096x4096x4096,8192x8192x8192,1000x1000x1000,16x8192x8192,128x8192x8192,4095x4095x4095 --runs 20 --rounds 3 \
         --out "$out/bf16_synced.csv"
+      ;;
+    i15-first)
+      # Issue 15: the 8-bit GEMM's tests, its SASS, every GPU, CLI and cache test, then e4m3 -> bf16
+      # beside cuBLASLt's 8-bit matmul (same scales) for several configurations.
+      step fp8_tests 25 timeout 200 "$bin/tilejit_gpu_tests" --gtest_brief=1 --gtest_filter='Fp8GemmGpu.*'
+      fp8_sass
+      step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      fp8_large_configs
+      ;;
+    i15-perf)
+      fp8_sass
+      fp8_large_configs
+      ;;
+    i15-second)
+      # Issue 15, after the 1-byte transpose, the 3-stage heuristic and the harness fixes.
+      step fp8_tests 25 timeout 200 "$bin/tilejit_gpu_tests" --gtest_brief=1 --gtest_filter='Fp8GemmGpu.*'
+      step fp8_large 24 "$bin/tilejit" bench gemm --dtype e4m3 --method stream --layout NT \
+        --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 30 --rounds 3 --out "$out/fp8_large_stream.csv" \
+        --config default,wgmma:128x256x128:64x256:4,wgmma:128x256x128:64x256:3:c2,wgmma:128x128x128:128x128:4:pp
+      ;;
+    i15-blocks)
+      # Issue 15: block scales (1 x 128 for A, 128 x 128 for B) beside per-tensor scales and cuBLASLt,
+      # their tests and memcheck, then every GPU, CLI and cache test on the final templates.
+      step fp8_tests 30 timeout 300 "$bin/tilejit_gpu_tests" --gtest_brief=1 --gtest_filter='Fp8GemmGpu.*'
+      step fp8_per_tensor 12 "$bin/tilejit" bench gemm --dtype e4m3 --method stream --layout NT \
+        --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192 --runs 3 --group-ms 30 --rounds 3 --out "$out/fp8_per_tensor.csv"
+      step fp8_blocks 20 "$bin/tilejit" bench gemm --dtype e4m3 --block-scales --method stream --layout NT \
+        --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192 --runs 3 --group-ms 30 --rounds 3 --out "$out/fp8_blocks.csv" \
+        --config default,wgmma:128x128x128:64x128:3,wgmma:128x128x128:64x128:6,wgmma:128x128x128:64x128:4:c2,wgmma:64x128x128:64x128:8
+      step fp8_blocks_memcheck 6 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --dtype e4m3 --block-scales \
+        --m 300 --n 520 --k 200 --layout NN --bias --act gelu --check
+      step fp8_blocks_memcheck2 6 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --dtype e4m3 --block-scales \
+        --m 1000 --n 1000 --k 1000 --layout TN --config wgmma:128x128x128:64x128:4:k3 --check
+      step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      ;;
+    i15-more)
+      # Issue 15: every layout (cuBLASLt beside it on the K-major problem), graph replay, cuBLASLt's
+      # precise accumulation, small shapes, and memcheck of the 8-bit kernels.
+      step fp8_small 14 "$bin/tilejit" bench gemm --dtype e4m3 --method stream --layout NT \
+        --shapes 128x8192x8192,16x8192x8192,1x4096x4096,4095x4095x4095,1000x1000x1000 --runs 3 --group-ms 30 --rounds 3 \
+        --out "$out/fp8_small_stream.csv"
+      step fp8_layouts 20 "$bin/tilejit" bench gemm --dtype e4m3 --method stream --layout NN,TN,TT,NT:c \
+        --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 30 --rounds 3 --out "$out/fp8_layouts_stream.csv"
+      step fp8_graph 14 "$bin/tilejit" bench gemm --dtype e4m3 --method graph --layout NT \
+        --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192,16x8192x8192,4095x4095x4095 --runs 3 --group-ms 30 --rounds 3 \
+        --out "$out/fp8_graph.csv"
+      step fp8_precise 8 "$bin/tilejit" bench gemm --dtype e4m3 --method stream --layout NT --lt-accum precise \
+        --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 30 --rounds 3
+      step fp8_memcheck 8 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='Fp8GemmGpu.OutputDtypes*:Fp8GemmGpu.Batch*:Fp8GemmGpu.Plans*:Fp8GemmGpu.Scales*'
+      grep -m12 -E "^========= [A-Z]|^=========     at|Program hit" "$out/fp8_memcheck.log"
+      grep -c "cuFuncGetParamInfo" "$out/fp8_memcheck.log"
       ;;
     *) echo "unknown step $what" ;;
   esac

@@ -9,9 +9,12 @@
 //
 // A is M x K, B is K x N, C and D are M x N; each is row- or column-major with a leading dimension
 // (0: the tight one) and, for batches, a stride between matrices (elements; 0 repeats one matrix).
-// C may be the same memory as D. Inputs are f32, f16 or bf16 (A and B the same), accumulation is
-// f32, C and D are f32, f16 or bf16. f32 inputs use exact fp32 arithmetic (MathMode::exact, SIMT
-// kernels) or tensor cores with tf32 inputs (MathMode::tf32). Limits: M, N, K <= 2^31 - 1, batch <=
+// C may be the same memory as D. Inputs are f32, f16 or bf16 (A and B the same), or the 8-bit floats
+// e4m3 and e5m2 (any pair, Hopper's wgmma only: sm_90a); accumulation is f32, C and D are f32, f16 or
+// bf16. f32 inputs use exact fp32 arithmetic (MathMode::exact, SIMT kernels) or tensor cores with
+// tf32 inputs (MathMode::tf32). 8-bit inputs take optional per-tensor scales (scale_a, scale_b:
+// one f32 each in device memory): D = act(alpha * scale_a * scale_b * A B + beta * C + bias).
+// Limits: M, N, K <= 2^31 - 1, batch <=
 // 65535, and each matrix (with its batch) spans at most 2^48 bytes; beyond them, InvalidArgument.
 #pragma once
 
@@ -32,6 +35,14 @@ namespace tilejit {
 enum class Layout : std::uint8_t { row_major, col_major };
 enum class Activation : std::uint8_t { none, relu, gelu, silu };
 enum class MathMode : std::uint8_t { exact, tf32 };
+// How 8-bit inputs are scaled (GemmProblem::scale_a, scale_b):
+//   per_tensor  one f32 each: D = alpha * scale_a * scale_b * A B
+//   blocks      DeepGEMM-style, per block of 128 along K (kb = k / 128, kblocks = ceil(K / 128)):
+//               A per row and K block, scale_a[(batch * kblocks + kb) * M + m] (M contiguous per K block);
+//               B per 128 x 128 block, scale_b[(batch * kblocks + kb) * ceil(N / 128) + n / 128];
+//               D[m, n] = alpha * sum_kb scale_a[kb, m] * scale_b[kb, n / 128] * (A B over kb). Both
+//               pointers are required; configurations with BK = 128 and BN 64 or 128 (kind wgmma).
+enum class ScaleMode : std::uint8_t { per_tensor, blocks };
 
 std::string_view layout_name(Layout l) noexcept;
 std::string_view activation_name(Activation a) noexcept;
@@ -70,7 +81,8 @@ inline constexpr std::size_t kMaxEpilogueScalars = 8;
 //
 // A body (`body` not empty) in the elementwise language (tilejit/elementwise.hpp: the same
 // operators and functions) assigns `d`, D's element, and every output in `outputs`; it reads
-//   acc          the f32 accumulator after alpha (alpha * (A B)[m, n])
+//   acc          the f32 accumulator after alpha (alpha * (A B)[m, n]; with 8-bit inputs
+//                alpha * scale_a * scale_b * (A B)[m, n])
 //   c            C's element (read where the body names it; beta is the problem's, as `beta`)
 //   alpha, beta  the problem's (they change per call without recompiling)
 //   m, n         the element's row and column (integers)
@@ -98,6 +110,10 @@ struct GemmProblem {
   MatrixRef d;
   float alpha = 1.f, beta = 0.f;
   MathMode math = MathMode::exact;  // for f32 inputs
+  // 8-bit inputs only: device pointers to one f32 each (0: 1), read at every launch, so that the
+  // values may change between runs of a plan (or a CUDA graph's replays) with no new plan.
+  CUdeviceptr scale_a = 0, scale_b = 0;
+  ScaleMode scale_mode = ScaleMode::per_tensor;
   GemmEpilogue epilogue;
 };
 
@@ -116,6 +132,7 @@ struct GemmPlanState;
 // Pointers for GemmPlan::run; 0 keeps the plan's.
 struct GemmPointers {
   CUdeviceptr a = 0, b = 0, c = 0, d = 0, bias = 0;
+  CUdeviceptr scale_a = 0, scale_b = 0;  // 8-bit inputs: replace the plan's (a plan without scales takes them too)
 };
 
 // A problem bound to a runtime with its kernel resolved: run() launches it. A wgmma plan whose A or B

@@ -41,9 +41,13 @@ struct gemm_params {
   int whole_tiles;     // wgmma: tiles [0, whole_tiles) (of all batches, in walking order) are not split
   int reserved;
   void* workspace;     // partial tiles of the split tiles, then one arrival counter per (split tile, consumer warpgroup)
+  // 8-bit inputs (wgmma): per-tensor scales, one f32 each on the device, or null (1); the product is
+  // scale_a * scale_b * A B. Device pointers: the values may change between launches.
+  const float* scale_a;
+  const float* scale_b;
   gemm_epilogue_params epilogue;
 };
-static_assert(sizeof(gemm_params) == 496, "gemm_params must match tilejit::ops::GemmParams on the host");
+static_assert(sizeof(gemm_params) == 512, "gemm_params must match tilejit::ops::GemmParams on the host");
 
 // Element (r, c) of a matrix that is row-major (RowMajor) or column-major, leading dimension ld.
 template <bool RowMajor> __device__ __forceinline__ long long offset_of(long long r, long long c, long long ld) {

@@ -91,6 +91,20 @@ TEST(Cli, Puzzle33PresetRunsF32AsTf32) {
   expect_usage_error("compile gemm --dtype f32 --config mma:128x128x32:64x64:3 --m 1024 --n 1024 --k 1024 --arch sm_90a", {"--math tf32"});
 }
 
+// 8-bit inputs on the command line: D defaults to bf16, B may be the other 8-bit type, sm_90a only.
+TEST(Cli, EightBitGemm) {
+  Result r = run_cli("compile gemm --dtype e4m3 --b-dtype e5m2 --m 1024 --n 1024 --k 1024 --layout TN --arch sm_90a --source");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("gemm_wgmma_e4m3xe5m2_NT_"), std::string::npos) << r.out;  // B transposed into a K-major copy
+  EXPECT_NE(r.out.find("using TA = __nv_fp8_e4m3; using TB = __nv_fp8_e5m2; using TC = __nv_bfloat16; using TD = __nv_bfloat16;"),
+            std::string::npos)
+      << r.out;
+  expect_usage_error("compile gemm --dtype e4m3 --m 64 --n 64 --k 64 --arch sm_80", {"8-bit float inputs (e4m3 x e4m3)", "the target is sm_80"});
+  expect_usage_error("compile gemm --dtype e4m3 --out-dtype e4m3 --m 64 --n 64 --k 64 --arch sm_90a", {"GEMM D: dtype e4m3 is not supported"});
+  expect_usage_error("compile gemm --dtype e4m3 --b-dtype bf16 --m 64 --n 64 --k 64 --arch sm_90a", {"A is e4m3 and B is bf16"});
+  expect_usage_error("bench gemm --dtype e4m3 --shapes 64x64x64 --lt-accum slow", {"--lt-accum 'slow': expected fast or precise"});
+}
+
 // An epilogue body on the command line: its operands are inferred (vectors by their index, inputs,
 // outputs), it compiles for sm_90a without a GPU, and a bad body or a bad combination is a usage
 // error naming the problem, for compile gemm and bench gemm alike (before any device is looked for).

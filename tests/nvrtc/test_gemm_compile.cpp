@@ -239,5 +239,55 @@ TEST(GemmCompileWgmma, ColumnMajorDAndTf32InEveryLayout) {
   }
 }
 
+
+// 8-bit inputs: every pair of e4m3 and e5m2 with the heuristic's kernels for square, unaligned,
+// decode and column-major-D shapes, and the forced configurations of the 16-bit path.
+TEST(GemmCompileWgmma, EightBitInputs) {
+  RuntimeOptions o;
+  o.arch = "sm_90a";
+  Runtime rt(o);
+  for (auto [a, b] : {std::pair{DType::e4m3, DType::e4m3}, std::pair{DType::e4m3, DType::e5m2}, std::pair{DType::e5m2, DType::e4m3},
+                      std::pair{DType::e5m2, DType::e5m2}}) {
+    GemmProblem p = stand_in(a, MathMode::exact, "NT", false, Activation::none);
+    p.b.dtype = b;
+    p.m = p.n = p.k = 4096;
+    const CompiledKernelInfo info = rt.compile_gemm(p);
+    EXPECT_GT(info.cubin_bytes, 0u);
+    EXPECT_NE(info.source.find("TILEJIT_FP8_TYPES"), std::string::npos);
+    EXPECT_NE(info.program_name.find(std::string("gemm_wgmma_") + std::string(dtype_name(a)) +
+                                     (a == b ? std::string("_NT") : "x" + std::string(dtype_name(b)) + "_NT")),
+              std::string::npos)
+        << info.program_name;
+  }
+  for (const char* layout : {"NN", "TN", "TT"})
+    for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{4095, 4095, 4095}, {16, 8192, 8192}, {1, 4096, 4096}}) {
+      GemmProblem p = stand_in(DType::e4m3, MathMode::exact, layout, true, Activation::gelu);
+      p.m = m, p.n = n, p.k = k;
+      const CompiledKernelInfo info = rt.compile_gemm(p);
+      EXPECT_NE(info.program_name.find("_NT_"), std::string::npos) << layout << ": " << info.program_name;  // K-major copies
+    }
+  GemmProblem col_d = stand_in(DType::e5m2, MathMode::exact, "TN", false, Activation::none);
+  col_d.m = col_d.n = col_d.k = 4096;
+  col_d.d.layout = Layout::col_major;
+  EXPECT_NE(rt.compile_gemm(col_d).program_name.find("_sw"), std::string::npos);
+  for (const char* cfg : {"wgmma:128x256x128:64x256:4:c2", "wgmma:128x128x128:128x128:4:pp", "wgmma:128x128x128:128x128:4:kh",
+                          "wgmma:128x128x128:64x128:4:k3", "wgmma:64x16x256:64x16:8:sw", "wgmma:64x128x512:64x128:2"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    EXPECT_GT(rt.compile_gemm(stand_in(DType::e4m3, MathMode::exact, "NT", false, Activation::none), &c).cubin_bytes, 0u) << cfg;
+  }
+  // Block scales: the heuristic's tiles and the K-halves, split-K and cluster forms.
+  GemmProblem blocks = stand_in(DType::e4m3, MathMode::exact, "NN", true, Activation::gelu);
+  blocks.m = blocks.n = blocks.k = 4096;
+  blocks.scale_mode = ScaleMode::blocks;
+  blocks.scale_a = blocks.scale_b = 1 << 22;
+  const CompiledKernelInfo b = rt.compile_gemm(blocks);
+  EXPECT_NE(b.program_name.find("_bs"), std::string::npos) << b.program_name;
+  EXPECT_NE(b.source.find("BLOCK_SCALES = true"), std::string::npos);
+  for (const char* cfg : {"wgmma:64x128x128:64x128:8:kh", "wgmma:128x128x128:64x128:4:k3", "wgmma:128x128x128:64x128:4:c2"}) {
+    GemmConfig c = GemmConfig::parse(cfg);
+    EXPECT_GT(rt.compile_gemm(blocks, &c).cubin_bytes, 0u) << cfg;
+  }
+}
+
 }  // namespace
 }  // namespace tilejit

@@ -13,13 +13,15 @@ class TemplatesCompile : public ::testing::TestWithParam<std::string> {};
 TEST_P(TemplatesCompile, GemmOperandPackingInstantiates) {
   TemplateSet templates;
   NvrtcCompiler compiler(templates, util::Settings::from_environment().cuda_home, std::nullopt);
-  for (int bytes : {2, 4})
-    for (const std::string kernel : {"copy", "transpose", "transpose_narrow"}) {
+  for (int bytes : {1, 2, 4})
+    for (const std::string kernel : {"copy", "transpose", "transpose_narrow", "transpose_bytes"}) {
+      if (kernel == "transpose_bytes" && bytes != 1) continue;  // 1-byte elements only, not a template
       CompileRequest req;
       req.program_name = "gemm_" + kernel + "_" + std::to_string(bytes);
       req.entry_template = "gemm_pack.cuh";
       req.source = "#include \"gemm_pack.cuh\"\n";
-      req.name_expressions = {"tilejit::" + kernel + "_matrix_kernel<" + std::to_string(bytes) + ">"};
+      req.name_expressions = {kernel == "transpose_bytes" ? std::string("tilejit::transpose_bytes_kernel")
+                                                          : "tilejit::" + kernel + "_matrix_kernel<" + std::to_string(bytes) + ">"};
       req.options = compiler.options(GetParam());
       CompiledKernel k;
       ASSERT_NO_THROW(k = compiler.compile(req)) << kernel << " " << bytes;

@@ -286,8 +286,8 @@ TEST(GemmProblem, ValidationNamesTheArgument) {
   EXPECT_NE(msg(p).find("A and B must have one dtype"), std::string::npos);
   p = problem(DType::i32);
   EXPECT_NE(msg(p).find("dtype i32 is not supported"), std::string::npos);
-  p = problem(DType::e4m3);  // no 8-bit GEMM kernels yet: refused by name, not run
-  EXPECT_NE(msg(p).find("dtype e4m3 is not supported"), std::string::npos);
+  p = problem(DType::e4m3);  // 8-bit inputs, but not an 8-bit D
+  EXPECT_NE(msg(p).find("GEMM D: dtype e4m3 is not supported (f32, f16 or bf16)"), std::string::npos) << msg(p);
   p = problem(DType::f16, MathMode::tf32);
   EXPECT_NE(msg(p).find("tf32 applies to f32 inputs"), std::string::npos);
   p = problem(DType::bf16);
@@ -311,6 +311,101 @@ TEST(GemmProblem, ValidationNamesTheArgument) {
   p.m = 0;
   p.a.ptr = p.b.ptr = p.d.ptr = 0;
   EXPECT_EQ(msg(p), "");  // nothing to compute: no pointers needed
+}
+
+// 8-bit inputs: any pair of e4m3 and e5m2, a 16- or 32-bit D, per-tensor scales for them only, and
+// Hopper's wgmma only (another target or kind is refused by name).
+TEST(GemmProblem, EightBitInputs) {
+  auto fp8 = [](DType a, DType b) {
+    GemmProblem p = problem(a);
+    p.b.dtype = b;
+    p.d.dtype = DType::bf16;
+    return p;
+  };
+  for (DType a : {DType::e4m3, DType::e5m2})
+    for (DType b : {DType::e4m3, DType::e5m2}) EXPECT_EQ(msg(fp8(a, b)), "") << dtype_name(a) << " x " << dtype_name(b);
+  GemmProblem p = fp8(DType::e4m3, DType::bf16);
+  EXPECT_NE(msg(p).find("A is e4m3 and B is bf16"), std::string::npos) << msg(p);
+  p = fp8(DType::e4m3, DType::e4m3);
+  p.c = p.d;
+  p.c.dtype = DType::e4m3;
+  p.beta = 1.f;
+  p.c.ptr = 1 << 20;
+  EXPECT_NE(msg(p).find("GEMM C: dtype e4m3 is not supported"), std::string::npos) << msg(p);
+  p = fp8(DType::e4m3, DType::e4m3);
+  p.scale_a = 1 << 20, p.scale_b = (1 << 20) + 4;
+  EXPECT_EQ(msg(p), "");
+  p.scale_b = (1 << 20) + 2;
+  EXPECT_NE(msg(p).find("GEMM scale_b: pointer 0x100002 is not aligned"), std::string::npos) << msg(p);
+  p = problem(DType::bf16);
+  p.scale_a = 1 << 20;
+  EXPECT_NE(msg(p).find("GEMM scale_a: per-tensor scales apply to 8-bit float inputs"), std::string::npos) << msg(p);
+  // Targets and kinds.
+  p = fp8(DType::e4m3, DType::e5m2);
+  for (const char* arch : {"sm_80", "sm_89", "sm_90"}) {
+    try {
+      choose_gemm_config(p, arch, 132);
+      ADD_FAILURE() << arch << ": expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("the target is ") + arch), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("sm_90a"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NE(broken_rule("mma:128x128x32:64x64:3", p).find("8-bit float inputs (e4m3 x e5m2) run on kind wgmma only"), std::string::npos)
+      << broken_rule("mma:128x128x32:64x64:3", p);
+  EXPECT_NE(broken_rule("wgmma:128x256x64:64x256:4", p).find("BK must be 128, 256 or 512 for e4m3"), std::string::npos)
+      << broken_rule("wgmma:128x256x64:64x256:4", p);
+  EXPECT_EQ(broken_rule("wgmma:128x256x128:64x256:4", p), "");
+}
+
+TEST(GemmProblem, EightBitBlockScales) {
+  GemmProblem p = problem(DType::e4m3);
+  p.d.dtype = DType::bf16;
+  p.scale_mode = ScaleMode::blocks;
+  EXPECT_NE(msg(p).find("GEMM scale_a: block scales (ScaleMode::blocks) need both scale_a and scale_b"), std::string::npos) << msg(p);
+  p.scale_a = p.scale_b = 1 << 24;
+  EXPECT_EQ(msg(p), "");
+  GemmProblem h = problem(DType::bf16);
+  h.scale_mode = ScaleMode::blocks;
+  EXPECT_NE(msg(h).find("block scales (ScaleMode::blocks) apply to 8-bit float inputs"), std::string::npos) << msg(h);
+  EXPECT_NE(broken_rule("wgmma:128x128x256:64x128:2", p).find("need BK = 128, not 256"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:128x256x128:64x256:3", p).find("need BN dividing 128, not 256"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:64x16x128:64x16:8:sw", p).find("do not combine with swapped operands"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:128x128x128:128x128:4:pp", p).find("at most 64 fit"), std::string::npos);
+  EXPECT_EQ(broken_rule("wgmma:128x128x128:64x128:4", p), "");
+  for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{4096, 4096, 4096}, {16, 8192, 8192}, {1000, 1000, 1000}}) {
+    GemmProblem q = problem(DType::e4m3, MathMode::exact, m, n, k);
+    q.b.layout = Layout::col_major;
+    q.a.ld = q.b.ld = 0;
+    q.d.dtype = DType::bf16;
+    q.d.layout = Layout::col_major;  // not computed swapped: block scales
+    q.scale_mode = ScaleMode::blocks;
+    const GemmConfig c = choose_gemm_config(q, "sm_90a", 132);
+    EXPECT_EQ(c.bk, 128) << c.to_string();
+    EXPECT_LE(c.bn, 128) << c.to_string();
+    EXPECT_FALSE(c.swap_ab) << c.to_string();
+    EXPECT_NO_THROW(validate_gemm_config(c, q, "sm_90a")) << c.to_string();
+  }
+}
+
+TEST(GemmHeuristic, EightBitInputsTakeWgmmaWithK128AndKMajorCopies) {
+  for (const char* layout : {"NT", "NN", "TN", "TT"})
+    for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{4096, 4096, 4096}, {4095, 4095, 4095}, {128, 8192, 8192},
+                                                                   {16, 8192, 8192}, {1, 4096, 4096}, {100, 200, 300}}) {
+      GemmProblem p = problem(DType::e4m3, MathMode::exact, m, n, k);
+      p.a.layout = layout[0] == 'N' ? Layout::row_major : Layout::col_major;
+      p.b.layout = layout[1] == 'N' ? Layout::row_major : Layout::col_major;
+      p.d.dtype = DType::bf16;
+      p.a.ld = p.b.ld = 0;
+      const GemmConfig c = choose_gemm_config(p, "sm_90a", 132);
+      EXPECT_EQ(c.kind, GemmKind::wgmma) << layout << " " << m << "x" << n << "x" << k << ": " << c.to_string();
+      EXPECT_GE(c.bk, 128) << c.to_string();
+      EXPECT_NO_THROW(validate_gemm_config(c, p, "sm_90a")) << c.to_string();
+      // The kernel reads both operands K-major: the others are transposed copies.
+      const GemmProblem q = ops::wgmma_kernel_problem(c, p);
+      EXPECT_EQ(q.a.layout, Layout::row_major) << layout << " " << c.to_string();
+      EXPECT_EQ(q.b.layout, Layout::col_major) << layout << " " << c.to_string();
+    }
 }
 
 // Sizes whose products overflow 64 bits once crashed the heuristic (SIGFPE at 2^40 cubed); now each

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -27,12 +28,14 @@ namespace {
 
 struct GemmArgs {
   std::int64_t m = 1024, n = 1024, k = 1024, batch = 1;
-  std::string dtype = "bf16", out_dtype, layout = "NN", config, math = "exact", act = "none", arch, shapes, out;
+  std::string dtype = "bf16", b_dtype, out_dtype, layout = "NN", config, math = "exact", act = "none", arch, shapes, out;
   float alpha = 1.f, beta = 0.f;
   bool bias = false, check = false, bench = false, source = false;
+  bool block_scales = false;  // 8-bit inputs: scales per block of 128 along K (ScaleMode::blocks)
   int runs = 0;    // 0: the method's default (synced 20 launches, stream and graph 5 groups)
   int rounds = 1;  // bench gemm: passes over every shape and layout, each timed anew
   std::string method = "stream";  // bench gemm: stream, graph or synced
+  std::string lt_accum = "fast";  // bench gemm, 8-bit inputs: cuBLASLt's accumulation (fast or precise)
   double group_ms = 50;           // bench gemm, stream and graph: about this much work per timed group
   // An epilogue body (gemm, compile gemm) or several (bench gemm; "none": no epilogue), and its scalars.
   std::vector<std::string> epilogues;
@@ -68,10 +71,10 @@ GemmProblem problem_of(const GemmArgs& a, const std::string& layout) {
   const Layout d_layout = d_layout_of(layout);
   GemmProblem p;
   p.m = a.m, p.n = a.n, p.k = a.k, p.batch = a.batch;
-  const DType in = parse_dtype(a.dtype);
-  const DType out = a.out_dtype.empty() ? in : parse_dtype(a.out_dtype);
+  const DType in = parse_dtype(a.dtype), in_b = a.b_dtype.empty() ? in : parse_dtype(a.b_dtype);
+  const DType out = !a.out_dtype.empty() ? parse_dtype(a.out_dtype) : dtype_size(in) == 1 ? DType::bf16 : in;
   p.a = {0, in, layout_of(layout[0], layout)};
-  p.b = {0, in, layout_of(layout[1], layout)};
+  p.b = {0, in_b, layout_of(layout[1], layout)};
   p.d = {0, out, d_layout};
   if (a.batch > 1) {
     p.a.batch_stride = a.m * a.k;
@@ -80,6 +83,7 @@ GemmProblem problem_of(const GemmArgs& a, const std::string& layout) {
   }
   p.c = p.d;
   p.alpha = a.alpha, p.beta = a.beta;
+  if (a.block_scales) p.scale_mode = ScaleMode::blocks;
   if (a.math == "tf32") p.math = MathMode::tf32;
   else if (a.math != "exact") throw InvalidArgument(fmt::format("--math '{}': expected exact or tf32", a.math));
   p.epilogue.activation = activation_of(a.act);
@@ -106,7 +110,8 @@ int run_gemm(const GemmArgs& a) {
   GemmCase gc(rt, problem_of(a, a.layout), a.bias, static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   auto cfg = config_of(a.config);
   GemmPlan plan = cfg ? rt.plan_gemm(gc.problem, *cfg) : rt.plan_gemm(gc.problem);
-  fmt::print("gemm {}x{}x{} batch {} {} {} -> {}  config {}  on {}\n", a.m, a.n, a.k, a.batch, a.dtype, a.layout,
+  fmt::print("gemm {}x{}x{} batch {} {}{} {} -> {}  config {}  on {}\n", a.m, a.n, a.k, a.batch, a.dtype,
+             a.b_dtype.empty() ? std::string() : " x " + a.b_dtype, a.layout,
              dtype_name(gc.problem.d.dtype), plan.config().to_string(), rt.device_info().name);
   plan.run();
   rt.synchronize();
@@ -131,6 +136,7 @@ int compile_gemm_cmd(const GemmArgs& a) {
   GemmProblem p = problem_of(a, a.layout);
   // Stand-in pointers with 256-byte alignment, as cuMemAlloc gives: they select the 16-byte copies.
   p.a.ptr = p.b.ptr = p.d.ptr = p.c.ptr = 1 << 20;
+  if (p.scale_mode == ScaleMode::blocks) p.scale_a = p.scale_b = 1 << 22;
   if (a.bias) p.epilogue.bias = 1 << 20;
   for (auto& v : p.epilogue.vectors) v.ptr = 1 << 20;
   for (auto& x : p.epilogue.inputs) x.matrix.ptr = 1 << 20;
@@ -184,6 +190,8 @@ int bench_gemm(const GemmArgs& a) {
   if (a.runs < 0) throw InvalidArgument(fmt::format("--runs {}: expected 1 or more", a.runs));
   if (!(a.group_ms > 0)) throw InvalidArgument(fmt::format("--group-ms {}: expected a positive number of milliseconds", a.group_ms));
   const TimingMethod method = parse_timing_method(a.method);
+  if (a.lt_accum != "fast" && a.lt_accum != "precise")
+    throw InvalidArgument(fmt::format("--lt-accum '{}': expected fast or precise", a.lt_accum));
   // --config A,B,...: each configuration ("default" for the heuristic's pick) on the same inputs,
   // every one timed beside cuBLAS in the same rounds, so configurations compare within one run.
   // Parsed before the device is looked for: a typo fails the same with or without a GPU.
@@ -207,6 +215,7 @@ int bench_gemm(const GemmArgs& a) {
     validate_gemm([&] {  // a bad body fails before the device is looked for
       GemmProblem p = problem_of(one, layouts.front());
       p.a.ptr = p.b.ptr = p.c.ptr = p.d.ptr = 1 << 20;
+      if (p.scale_mode == ScaleMode::blocks) p.scale_a = p.scale_b = 1 << 22;
       if (a.bias) p.epilogue.bias = 1 << 20;
       for (auto& v : p.epilogue.vectors) v.ptr = 1 << 20;
       for (auto& x : p.epilogue.inputs) x.matrix.ptr = 1 << 20;
@@ -237,7 +246,13 @@ int bench_gemm(const GemmArgs& a) {
                                                     a.group_ms, mo.groups)
                                       : fmt::format("method synced: events around each launch and a wait after it, median of {}", mo.groups);
   fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; {}; tilejit and cuBLAS alternating, {} warm-ups{}; device copy {:.0f} GB/s\n",
-             a.dtype, a.out_dtype.empty() ? a.dtype : a.out_dtype, a.math, rt.device_info().name, how, 5,
+             a.b_dtype.empty() ? a.dtype : fmt::format("{} x {}", a.dtype, a.b_dtype),
+             dtype_name([&] {
+               GemmArgs plain = a;
+               plain.epilogues.clear();
+               return problem_of(plain, layouts.front()).d.dtype;
+             }()),
+             a.math, rt.device_info().name, how, 5,
              a.rounds > 1 ? fmt::format("; {} rounds over every shape, medians over the rounds, ratio range in brackets", a.rounds)
                           : std::string(),
              copy_gbs);
@@ -251,7 +266,11 @@ int bench_gemm(const GemmArgs& a) {
     double flops = 0, err = 0, b_bytes = 0;
     bool pass = true;
     std::shared_ptr<GemmCase> gc;  // shared by the configurations of one shape and layout
-    std::shared_ptr<CublasLtBiasGelu> lt;  // a bias+GELU epilogue's reference: cuBLASLt's fused one
+    // cuBLASLt: a bias+GELU epilogue's reference (its fused one), and 8-bit inputs' (cuBLAS has none).
+    std::shared_ptr<CublasLt> lt;
+    std::string lt_what;             // what the reference is, where it is cuBLASLt
+    std::shared_ptr<GemmCase> lt_gc;  // the K-major problem cuBLASLt's 8-bit matmul runs where the case's layout is not
+    bool no_reference = false;        // 8-bit inputs cuBLASLt refuses: tilejit timed alone
     std::unique_ptr<GemmPlan> plan;
     std::vector<double> ours_ms, ref_ms;
   };
@@ -261,11 +280,12 @@ int bench_gemm(const GemmArgs& a) {
     progress.show(fmt::format("{} {} {}: timing", c.shape, c.layout, c.config));
     const auto [ours, ref] = time_methods_pair(method, [&](CUstream st) { c.plan->run(st); },
                                                [&](CUstream st) {
-                                                 if (c.lt) c.lt->run(st);
+                                                 if (c.no_reference) c.plan->run(st);  // tilejit on both sides
+                                                 else if (c.lt) c.lt->run(st);
                                                  else cublas.gemm(c.gc->problem, st);
                                                },
                                                stream, mo);
-    c.ours_ms.push_back(ours.median_ms), c.ref_ms.push_back(ref.median_ms);
+    c.ours_ms.push_back(ours.median_ms), c.ref_ms.push_back(c.no_reference ? std::nan("") : ref.median_ms);
   };
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -281,14 +301,15 @@ int bench_gemm(const GemmArgs& a) {
     // Bytes of B read per second: the measure of decode-like shapes (M <= 32), which stream B.
     const double b_gbs = c.b_bytes / (ours_ms * 1e-3) / 1e9;
     progress.clear();
-    fmt::print("{:<18} {:<5} {:>9.1f} {:>9.1f} {:>7.3f}  {:>8.0f}  {:>9.2e}{} {}{}{}\n", c.shape, c.layout, t_ours, t_ref, ratio, b_gbs, c.err,
+    fmt::print("{:<18} {:<5} {:>9.1f} {:>9.1f} {:>7.3f}  {:>8.0f}  {:>9.2e}{} {}{}{}{}\n", c.shape, c.layout, t_ours, t_ref, ratio, b_gbs, c.err,
                c.pass ? " " : "!", c.config, a.rounds > 1 ? fmt::format("  [{:.3f}-{:.3f}]", *lo, *hi) : std::string(),
-               c.epilogue == "none" ? std::string() : fmt::format("  epilogue: {}{}", c.epilogue, c.lt ? " (vs cuBLASLt bias+GELU)" : ""));
+               c.epilogue == "none" ? std::string() : fmt::format("  epilogue: {}", c.epilogue),
+               c.lt || c.no_reference ? fmt::format(" ({})", c.lt_what) : std::string());
     std::fflush(stdout);
     rows.push_back({{"shape", c.shape}, {"layout", c.layout}, {"dtype", a.dtype}, {"math", a.math}, {"method", a.method},
                     {"tilejit_tflops", t_ours}, {"cublas_tflops", t_ref}, {"ratio", ratio}, {"tilejit_ms", ours_ms}, {"cublas_ms", ref_ms},
                     {"b_gbs", b_gbs}, {"copy_gbs", copy_gbs}, {"rel_error", c.err}, {"config", c.config}, {"rounds", a.rounds},
-                    {"ratio_min", *lo}, {"ratio_max", *hi}, {"epilogue", c.epilogue}, {"reference", c.lt ? "cublasLt_bias_gelu" : "cublas"}});
+                    {"ratio_min", *lo}, {"ratio_max", *hi}, {"epilogue", c.epilogue}, {"reference", c.no_reference ? std::string("none") : c.lt ? "cublasLt: " + c.lt_what : std::string("cublas")}});
   };
   std::vector<Case> cases;
   bool ok = true;
@@ -307,12 +328,38 @@ int bench_gemm(const GemmArgs& a) {
       const GemmProblem& gp = gc->problem;
       const bool bias_gelu = (squeezed == "d=gelu(acc+bias[n])" && gp.epilogue.vectors.size() == 1) ||
                              (epilogue == "none" && gp.epilogue.bias && gp.epilogue.activation == Activation::gelu);
-      std::shared_ptr<CublasLtBiasGelu> lt;
-      if (bias_gelu && gp.d.layout == Layout::row_major && gp.batch == 1 && gp.beta == 0.f) {
+      std::shared_ptr<CublasLt> lt;
+      std::shared_ptr<GemmCase> lt_gc;
+      std::string lt_what;
+      const bool eight_bit = dtype_size(gp.a.dtype) == 1;
+      if (eight_bit) {
+        // cuBLAS has no 8-bit GEMM; cuBLASLt's takes K-major operands (A row-major, B column-major)
+        // only: other layouts are timed beside it on the K-major problem of the same shape, which
+        // is what a user of cuBLASLt would have to transpose into.
+        const bool k_major = gp.a.layout == Layout::row_major && gp.b.layout == Layout::col_major;
+        if (!k_major) {
+          const std::string nt = std::string("NT") + lay.substr(2);
+          lt_gc = std::make_shared<GemmCase>(rt, problem_of(one, nt), a.bias, 43);
+        }
+        try {
+          const GemmProblem& lp = lt_gc ? lt_gc->problem : gp;
+          lt = std::make_shared<CublasLt>(lp, bias_gelu ? (lp.epilogue.bias ? lp.epilogue.bias : lp.epilogue.vectors[0].ptr) : 0,
+                                          bias_gelu ? (lp.epilogue.bias ? lp.epilogue.bias_dtype : lp.epilogue.vectors[0].dtype) : DType::f32,
+                                          a.lt_accum == "fast");
+          lt_what = fmt::format("vs cuBLASLt{}{}{}, {} accumulation", bias_gelu ? " bias+GELU" : "", k_major ? "" : " on NT",
+                                lp.scale_mode == ScaleMode::blocks ? " with per-tensor scales" : "", a.lt_accum);
+        } catch (const Error& e) {
+          // Nothing to time beside (e.g. cuBLASLt refuses 4095^3): said, and tilejit timed alone.
+          progress.clear();
+          fmt::print("{}x{}x{} {}: no cuBLASLt reference (tilejit timed alone): {}\n", s[0], s[1], s[2], lay, e.what());
+          lt_what = "no reference";
+        }
+      } else if (bias_gelu && gp.d.layout == Layout::row_major && gp.batch == 1 && gp.beta == 0.f) {
         const CUdeviceptr bias = gp.epilogue.bias ? gp.epilogue.bias : gp.epilogue.vectors[0].ptr;
         const DType bias_dtype = gp.epilogue.bias ? gp.epilogue.bias_dtype : gp.epilogue.vectors[0].dtype;
         try {
-          lt = std::make_shared<CublasLtBiasGelu>(gp, bias, bias_dtype);
+          lt = std::make_shared<CublasLt>(gp, bias, bias_dtype);
+          lt_what = "vs cuBLASLt bias+GELU";
         } catch (const Error& e) {
           progress.clear();
           fmt::print("(cuBLASLt bias+GELU not available here, timed beside cuBLAS: {})\n", e.what());
@@ -321,7 +368,8 @@ int bench_gemm(const GemmArgs& a) {
       for (const auto& cfg : configs) {
         Case c;
         c.epilogue = epilogue == "none" && gp.epilogue.bias ? fmt::format("fixed bias+{}", a.act) : epilogue;
-        c.lt = lt;
+        c.lt = lt, c.lt_gc = lt_gc, c.lt_what = lt_what;
+        c.no_reference = eight_bit && !lt;
         c.shape = fmt::format("{}x{}x{}", s[0], s[1], s[2]);
         c.layout = lay;
         progress.show(fmt::format("{} {}: compiling and checking", c.shape, c.layout));
@@ -435,8 +483,11 @@ void add_problem_options(CLI::App* c, GemmArgs& a) {
   c->add_option("--m", a.m, "Rows of A and D");
   c->add_option("--n", a.n, "Columns of B and D");
   c->add_option("--k", a.k, "Columns of A, rows of B");
-  c->add_option("--dtype,-t", a.dtype, "Input dtype: f32, f16, bf16");
-  c->add_option("--out-dtype", a.out_dtype, "D's dtype (default: the input dtype)");
+  c->add_option("--dtype,-t", a.dtype, "Input dtype: f32, f16, bf16, or the 8-bit e4m3, e5m2 (Hopper)");
+  c->add_option("--b-dtype", a.b_dtype, "B's dtype where it differs from A's (8-bit: e4m3 with e5m2)");
+  c->add_option("--out-dtype", a.out_dtype, "D's dtype (default: the input dtype; bf16 for 8-bit inputs)");
+  c->add_flag("--block-scales", a.block_scales,
+              "8-bit inputs: scales per block of 128 along K (A per row, B per 128 x 128 block) instead of per tensor");
   c->add_option("--layout,-l", a.layout, "A then B: N row-major, T column-major (NN, NT, TN, TT), optionally :c for a column-major D");
   c->add_option("--config,-c", a.config, "KIND:BMxBNxBK:WMxWN:STAGES or a preset (default: heuristic)");
   c->add_option("--math", a.math, "f32 inputs: exact (SIMT) or tf32 (tensor cores)");
@@ -487,6 +538,9 @@ void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& ac
                  "synced (a wait after each launch; hides fixed per-launch costs)");
   bg->add_option("--group-ms", b->group_ms, "stream and graph: launches per timed group, enough for about this many ms (default 50)");
   bg->add_option("--out", b->out, "Also write FILE.csv or FILE.json");
+  bg->add_option("--lt-accum", b->lt_accum,
+                 "8-bit inputs: cuBLASLt's accumulation, fast (in the tensor cores, as tilejit's kernels: default) or precise "
+                 "(partial sums added in f32)");
   bg->add_flag("--bias", b->bias, "The fixed-form epilogue's per-column bias");
   bg->add_option("--act", b->act, "The fixed-form epilogue's activation: none, relu, gelu, silu");
   bg->add_option("--epilogue,-e", b->epilogues,

@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -43,6 +44,8 @@ cudaDataType cuda_type(DType t) {
   switch (t) {
     case DType::f16: return CUDA_R_16F;
     case DType::bf16: return CUDA_R_16BF;
+    case DType::e4m3: return CUDA_R_8F_E4M3;
+    case DType::e5m2: return CUDA_R_8F_E5M2;
     default: return CUDA_R_32F;
   }
 }
@@ -112,12 +115,13 @@ void Cublas::gemm(const GemmProblem& in, CUstream stream) {
   }
 }
 
-struct CublasLtBiasGelu::Api {
+struct CublasLt::Api {
   void* lib = nullptr;
   cublasLtHandle_t handle = nullptr;
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
   cublasLtMatmulAlgo_t algo{};
+  int algo_index = 0;  // the heuristic's pick that runs
   CUdeviceptr workspace = 0;
   std::size_t workspace_bytes = 32u << 20;
   GemmProblem p;  // column-major D^T = B^T A^T
@@ -140,10 +144,10 @@ struct CublasLtBiasGelu::Api {
                            const cublasLtMatmulAlgo_t*, void*, size_t, cudaStream_t) = nullptr;
 };
 
-CublasLtBiasGelu::CublasLtBiasGelu(const GemmProblem& in, CUdeviceptr bias, DType bias_dtype) : api_(std::make_unique<Api>()) {
+CublasLt::CublasLt(const GemmProblem& in, CUdeviceptr bias, DType bias_dtype, bool fast_accum) : api_(std::make_unique<Api>()) {
   Api& x = *api_;
-  if (in.d.layout != Layout::row_major) throw Error("cuBLASLt bias+GELU reference: D must be row-major (its bias runs along D^T's rows)");
-  if (in.batch != 1) throw Error("cuBLASLt bias+GELU reference: one matrix, no batch");
+  if (bias && in.d.layout != Layout::row_major) throw Error("cuBLASLt bias+GELU reference: D must be row-major (its bias runs along D^T's rows)");
+  if (in.batch != 1) throw Error("cuBLASLt reference: one matrix, no batch");
   x.lib = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
   if (!x.lib) throw Error(fmt::format("cuBLASLt cannot be loaded: {}", dlerror()));
   auto sym = [&](auto& f, const char* name) {
@@ -156,13 +160,16 @@ CublasLtBiasGelu::CublasLtBiasGelu(const GemmProblem& in, CUdeviceptr bias, DTyp
   sym(x.pref_create, "cublasLtMatmulPreferenceCreate"), sym(x.pref_destroy, "cublasLtMatmulPreferenceDestroy");
   sym(x.pref_set, "cublasLtMatmulPreferenceSetAttribute"), sym(x.heuristic, "cublasLtMatmulAlgoGetHeuristic");
   sym(x.matmul, "cublasLtMatmul");
-  // As in Cublas::gemm: the row-major D (m x n) is the column-major D^T (n x m) = B^T A^T.
+  // As in Cublas::gemm: a row-major D (m x n) is the column-major D^T (n x m) = B^T A^T.
   GemmProblem& p = x.p;
   p = in;
-  std::swap(p.m, p.n);
-  std::swap(p.a, p.b);
-  auto flip = [](MatrixRef& r) { r.layout = r.layout == Layout::row_major ? Layout::col_major : Layout::row_major; };
-  flip(p.a), flip(p.b), flip(p.d);
+  if (p.d.layout == Layout::row_major) {
+    std::swap(p.m, p.n);
+    std::swap(p.a, p.b);
+    std::swap(p.scale_a, p.scale_b);
+    auto flip = [](MatrixRef& r) { r.layout = r.layout == Layout::row_major ? Layout::col_major : Layout::row_major; };
+    flip(p.a), flip(p.b), flip(p.d);
+  }
   x.alpha = p.alpha;
   check(x.create(&x.handle), "cublasLtCreate");
   check(x.desc_create(&x.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
@@ -170,13 +177,26 @@ CublasLtBiasGelu::CublasLtBiasGelu(const GemmProblem& in, CUdeviceptr bias, DTyp
   const cublasOperation_t tb = p.b.layout == Layout::col_major ? CUBLAS_OP_N : CUBLAS_OP_T;
   check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "cublasLtMatmulDescSetAttribute(TRANSA)");
   check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "cublasLtMatmulDescSetAttribute(TRANSB)");
-  const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
-  check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi), "cublasLtMatmulDescSetAttribute(EPILOGUE)");
-  const void* bias_ptr = reinterpret_cast<const void*>(bias);
-  check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr, sizeof bias_ptr), "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
-  if (bias_dtype != in.d.dtype) {
-    const cudaDataType bt = cuda_type(bias_dtype);
-    check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt), "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)");
+  if (bias) {
+    const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
+    check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi), "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+    const void* bias_ptr = reinterpret_cast<const void*>(bias);
+    check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr, sizeof bias_ptr), "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
+    if (bias_dtype != in.d.dtype) {
+      const cudaDataType bt = cuda_type(bias_dtype);
+      check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt), "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)");
+    }
+  }
+  if (dtype_size(p.a.dtype) == 1) {
+    // The same per-tensor scales (device pointers, f32), and the accumulation tilejit's kernels use.
+    for (auto [attr, ptr, name] : {std::tuple{CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, p.scale_a, "A_SCALE_POINTER"},
+                                   std::tuple{CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, p.scale_b, "B_SCALE_POINTER"}}) {
+      if (!ptr) continue;
+      const void* v = reinterpret_cast<const void*>(ptr);
+      check(x.desc_set(x.desc, attr, &v, sizeof v), name);
+    }
+    const std::int8_t fast = fast_accum ? 1 : 0;
+    check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast), "cublasLtMatmulDescSetAttribute(FAST_ACCUM)");
   }
   const auto ld = [](const MatrixRef& r, std::int64_t rows, std::int64_t cols) { return r.ld ? r.ld : (r.layout == Layout::row_major ? cols : rows); };
   // Layouts as stored (column-major descriptions: a row-major operand is the transpose's storage).
@@ -189,16 +209,34 @@ CublasLtBiasGelu::CublasLtBiasGelu(const GemmProblem& in, CUdeviceptr bias, DTyp
   check(x.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
   check(x.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &x.workspace_bytes, sizeof x.workspace_bytes),
         "cublasLtMatmulPreferenceSetAttribute");
-  cublasLtMatmulHeuristicResult_t result{};
+  cublasLtMatmulHeuristicResult_t results[8]{};
   int found = 0;
-  const cublasStatus_t hs = x.heuristic(x.handle, x.desc, x.a, x.b, x.d, x.d, pref, 1, &result, &found);
+  const cublasStatus_t hs = x.heuristic(x.handle, x.desc, x.a, x.b, x.d, x.d, pref, 8, results, &found);
   x.pref_destroy(pref);
   if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
-    throw Error(fmt::format("cuBLASLt has no bias+GELU algorithm for this problem (status {})", static_cast<int>(hs)));
-  x.algo = result.algo;
+    throw Error(fmt::format("cuBLASLt has no {}algorithm for this problem (status {})", bias ? "bias+GELU " : "", static_cast<int>(hs)));
+  // The heuristic's first pick that runs (a pick may still be refused at launch, e.g. for the
+  // pointers' alignment): each is tried once here, on the legacy stream, in the heuristic's order.
+  std::string refused;
+  for (int i = 0; i < found; ++i) {
+    if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
+    x.algo = results[i].algo;
+    void* d = reinterpret_cast<void*>(x.p.d.ptr);
+    const cublasStatus_t ms = x.matmul(x.handle, x.desc, &x.alpha, reinterpret_cast<const void*>(x.p.a.ptr), x.a,
+                                       reinterpret_cast<const void*>(x.p.b.ptr), x.b, &x.beta, d, x.d, d, x.d, &x.algo,
+                                       reinterpret_cast<void*>(x.workspace), x.workspace_bytes, nullptr);
+    if (ms == CUBLAS_STATUS_SUCCESS) {
+      x.algo_index = i;
+      // Done before anything else touches D (later work may run on non-blocking streams).
+      tooling::check(tooling::driver().cuStreamSynchronize(nullptr), "cuStreamSynchronize", "cuBLASLt's trial run");
+      return;
+    }
+    refused += fmt::format("{}algorithm {}: status {}", refused.empty() ? "" : ", ", i, static_cast<int>(ms));
+  }
+  throw Error(fmt::format("cublasLtMatmul refused each of the heuristic's {} algorithms ({})", found, refused));
 }
 
-CublasLtBiasGelu::~CublasLtBiasGelu() {
+CublasLt::~CublasLt() {
   Api& x = *api_;
   if (x.a) x.layout_destroy(x.a);
   if (x.b) x.layout_destroy(x.b);
@@ -208,7 +246,7 @@ CublasLtBiasGelu::~CublasLtBiasGelu() {
   if (x.workspace) tooling::driver().cuMemFree(x.workspace);
 }
 
-void CublasLtBiasGelu::run(CUstream stream) {
+void CublasLt::run(CUstream stream) {
   Api& x = *api_;
   void* d = reinterpret_cast<void*>(x.p.d.ptr);
   check(x.matmul(x.handle, x.desc, &x.alpha, reinterpret_cast<const void*>(x.p.a.ptr), x.a, reinterpret_cast<const void*>(x.p.b.ptr), x.b,

@@ -29,18 +29,20 @@ class Cublas {
   std::unique_ptr<Api> api_;
 };
 
-// cuBLASLt's matmul with its fused bias + GELU epilogue (CUBLASLT_EPILOGUE_GELU_BIAS), loaded
-// with dlopen like cuBLAS: the reference for fused epilogues. The plan (descriptors, the heuristic's
-// algorithm) is made once per problem; a row-major D only (its bias runs along D's columns, which
-// are the rows of the column-major D^T cuBLASLt computes).
-class CublasLtBiasGelu {
+// cuBLASLt's matmul, loaded with dlopen like cuBLAS: the reference for fused epilogues (with a bias:
+// its fused bias + GELU epilogue, CUBLASLT_EPILOGUE_GELU_BIAS) and for 8-bit inputs (e4m3, e5m2,
+// with the problem's per-tensor scales; cuBLASLt takes them K-major only: A row-major, B
+// column-major). The plan (descriptors, the heuristic's algorithm) is made once per problem.
+class CublasLt {
  public:
   // Throws tilejit::Error when libcublasLt.so.13 cannot be loaded or has no algorithm for `p`
-  // (alpha * A B + bias, then GELU; p.epilogue.vectors[0] or p.epilogue.bias is the bias, of D's dtype).
-  CublasLtBiasGelu(const GemmProblem& p, CUdeviceptr bias, DType bias_dtype);
-  ~CublasLtBiasGelu();
-  CublasLtBiasGelu(const CublasLtBiasGelu&) = delete;
-  CublasLtBiasGelu& operator=(const CublasLtBiasGelu&) = delete;
+  // (alpha * A B, plus `bias` (of D's columns, D row-major) then GELU where bias != 0).
+  // fast_accum: 8-bit inputs accumulate in the tensor cores only (CUBLASLT_MATMUL_DESC_FAST_ACCUM),
+  // as tilejit's kernels do; otherwise cuBLASLt adds partial sums in f32 outside them.
+  CublasLt(const GemmProblem& p, CUdeviceptr bias = 0, DType bias_dtype = DType::f32, bool fast_accum = true);
+  ~CublasLt();
+  CublasLt(const CublasLt&) = delete;
+  CublasLt& operator=(const CublasLt&) = delete;
   void run(CUstream stream);
 
  private:

@@ -37,6 +37,9 @@ bool names_c(const std::string& body) {
 }  // namespace
 
 double gemm_tolerance(const GemmProblem& p) {
+  // 8-bit inputs: against the product of the dequantized inputs (exact in float64), what is left is
+  // the f32 accumulation (Hopper's 8-bit MMAs add with fewer bits than f32) and D's rounding.
+  if (dtype_size(p.a.dtype) == 1) return 1e-2;
   if (p.d.dtype != DType::f32) return 1e-2;
   if (p.a.dtype == DType::f32) return p.math == MathMode::tf32 ? 2e-3 : 1e-5;
   return 5e-3;  // f16/bf16 inputs, f32 output
@@ -64,6 +67,33 @@ GemmCase::GemmCase(Runtime& rt, const GemmProblem& shape, bool with_bias, std::u
   };
   setup(p.a, p.m, p.k, a_, da_, true, seed);
   setup(p.b, p.k, p.n, b_, db_, true, seed + 1);
+  if (dtype_size(p.a.dtype) == 1 && p.scale_mode == ScaleMode::blocks) {
+    // Scales per block of 128 along K: A's per row, B's per 128 x 128 block, values in [0.25, 2).
+    const std::int64_t kblocks = (p.k + 127) / 128, nblocks = (p.n + 127) / 128;
+    block_a_.resize(static_cast<std::size_t>(std::max<std::int64_t>(1, kblocks * p.m * p.batch)));
+    block_b_.resize(static_cast<std::size_t>(std::max<std::int64_t>(1, kblocks * nblocks * p.batch)));
+    std::mt19937_64 rng(seed + 6);
+    for (auto* v : {&block_a_, &block_b_})
+      for (float& x : *v) x = static_cast<float>(0.25 + 1.75 * static_cast<double>(rng() % 4096) / 4096.0);
+    dblock_a_ = rt.alloc(block_a_.size() * sizeof(float));
+    dblock_b_ = rt.alloc(block_b_.size() * sizeof(float));
+    dblock_a_.upload(block_a_.data(), block_a_.size() * sizeof(float));
+    dblock_b_.upload(block_b_.data(), block_b_.size() * sizeof(float));
+    p.scale_a = dblock_a_.ptr();
+    p.scale_b = dblock_b_.ptr();
+  } else if (dtype_size(p.a.dtype) == 1) {
+    // Per-tensor scales, as a quantized model has them: values that are not powers of two, so that
+    // a kernel that drops one, or applies one twice, fails.
+    std::mt19937_64 rng(seed + 5);
+    scales_[0] = static_cast<float>(0.25 + 0.5 * static_cast<double>(rng() % 1000) / 1000.0);
+    scales_[1] = static_cast<float>(1.1 + static_cast<double>(rng() % 1000) / 1000.0);
+    // Each on its own 256-byte boundary, as an allocation of its own would be.
+    dscales_ = rt.alloc(512);
+    dscales_.upload(&scales_[0], sizeof(float), 0);
+    dscales_.upload(&scales_[1], sizeof(float), 256);
+    p.scale_a = dscales_.ptr();
+    p.scale_b = dscales_.ptr() + 256;
+  }
   std::vector<unsigned char> d_host;
   setup(p.d, p.m, p.n, d_host, dd_, false, 0);
   if (p.beta != 0.f || names_c(p.epilogue.body)) {
@@ -157,17 +187,25 @@ double GemmCase::relative_error(std::size_t max_samples) {
       const auto& q = samples[s];
       double acc = 0, magnitude = 0;
       const std::int64_t ao = q.batch * p.a.batch_stride, bo = q.batch * p.b.batch_stride;
+      const bool blocks = !block_a_.empty();
+      const std::int64_t kblocks = (p.k + 127) / 128, nblocks = (p.n + 127) / 128;
       for (std::int64_t k = 0; k < p.k; ++k) {
-        const double ab = tooling::load_element(p.a.dtype, a_.data(), static_cast<std::size_t>(ao + at(p.a, lda, q.row, k))) *
-                          tooling::load_element(p.b.dtype, b_.data(), static_cast<std::size_t>(bo + at(p.b, ldb, k, q.col)));
+        double ab = tooling::load_element(p.a.dtype, a_.data(), static_cast<std::size_t>(ao + at(p.a, lda, q.row, k))) *
+                    tooling::load_element(p.b.dtype, b_.data(), static_cast<std::size_t>(bo + at(p.b, ldb, k, q.col)));
+        if (blocks) {
+          const std::int64_t kb = q.batch * kblocks + k / 128;
+          ab *= static_cast<double>(block_a_[static_cast<std::size_t>(kb * p.m + q.row)]) *
+                static_cast<double>(block_b_[static_cast<std::size_t>(kb * nblocks + q.col / 128)]);
+        }
         acc += ab;
         magnitude += std::abs(ab);
       }
       // A sum whose terms cancel (likely with a few random terms, e.g. K = 8) is small beside the
       // rounding of its terms; its share of the norm below is at least the size of a sum of K random
       // terms, sum |a b| / sqrt(K), so such an element cannot fail a correct kernel.
-      floor[s] = std::abs(p.alpha) * magnitude / std::sqrt(static_cast<double>(std::max<std::int64_t>(1, p.k)));
-      double v = p.alpha * acc;
+      const double scale = blocks ? 1.0 : (p.scale_a ? scales_[0] : 1.0) * (p.scale_b ? scales_[1] : 1.0);
+      floor[s] = std::abs(p.alpha * scale) * magnitude / std::sqrt(static_cast<double>(std::max<std::int64_t>(1, p.k)));
+      double v = p.alpha * scale * acc;
       if (body) {
         accs[s] = v;
         const MatrixRef& cr = c_is_d_ ? p.d : p.c;

@@ -12,7 +12,7 @@ namespace tilejit::cli {
 class GemmCase {
  public:
   // `shape` gives sizes, dtypes, layouts, leading dimensions, batch, alpha, beta, math, activation;
-  // with_bias adds a random bias. Pointers are filled in. beta != 0 without a C pointer reads D.
+  // with_bias adds a random bias. Pointers are filled in; 8-bit inputs get per-tensor scales. beta != 0 without a C pointer reads D.
   // An epilogue body's vectors and inputs get random values, its outputs poison (NaN).
   GemmCase(Runtime& rt, const GemmProblem& shape, bool with_bias, std::uint64_t seed, bool separate_c = true);
 
@@ -29,12 +29,27 @@ class GemmCase {
   // plus the last row and column; +inf on NaN or Inf. With an epilogue body, the largest of D's and
   // each other output's (against the body evaluated in float64).
   double relative_error(std::size_t max_samples = 1 << 16);
+  // The per-tensor scales the reference applies (8-bit inputs), e.g. after new values were written
+  // behind problem.scale_a / scale_b, or where a run took none (1, 1).
+  void set_scales(float a, float b) { scales_[0] = a, scales_[1] = b; }
+  // New values behind the case's own scale pointers (synchronous), and for the reference.
+  void write_scales(float a, float b) {
+    set_scales(a, b);
+    dscales_.upload(&scales_[0], sizeof(float), 0);
+    dscales_.upload(&scales_[1], sizeof(float), 256);
+  }
   double flops() const { return 2.0 * static_cast<double>(problem.m) * problem.n * problem.k * problem.batch; }
 
  private:
   static std::size_t elements(const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch);
   std::vector<unsigned char> a_, b_, c_, bias_;
   DeviceBuffer da_, db_, dc_, dd_, dbias_;
+  // 8-bit inputs: scale_a and scale_b (problem.scale_a / scale_b point at them; a test may clear those).
+  float scales_[2] = {1.f, 1.f};
+  DeviceBuffer dscales_;
+  // ScaleMode::blocks: A's and B's scales per block of 128 along K (see ScaleMode).
+  std::vector<float> block_a_, block_b_;
+  DeviceBuffer dblock_a_, dblock_b_;
   // An epilogue body's operands: vectors, inputs, outputs (host copies and device buffers).
   std::vector<std::vector<unsigned char>> vec_, in_;
   std::vector<DeviceBuffer> dvec_, din_, dout_;

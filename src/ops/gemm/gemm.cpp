@@ -27,6 +27,7 @@ namespace tilejit {
 namespace {
 
 bool is_gemm_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
+bool is_8bit_float(DType t) { return t == DType::e4m3 || t == DType::e5m2; }
 
 // The bytes from r.ptr to the end of the last of `batch` rows x cols matrices, or -1 when that does not
 // fit in 64 bits.
@@ -42,9 +43,12 @@ std::int64_t span_bytes(const MatrixRef& r, std::int64_t rows, std::int64_t cols
 }
 
 // Rows and columns of an operand as stored: A is m x k, B k x n, C and D m x n.
+// A and B may be 8-bit floats (e4m3, e5m2); C and D not.
 void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed) {
-  if (!is_gemm_float(r.dtype))
-    throw InvalidArgument(fmt::format("GEMM {}: dtype {} is not supported (f32, f16 or bf16)", name, dtype_name(r.dtype)));
+  const bool input = name[0] == 'A' || name[0] == 'B';
+  if (!is_gemm_float(r.dtype) && !(input && is_8bit_float(r.dtype)))
+    throw InvalidArgument(fmt::format("GEMM {}: dtype {} is not supported ({})", name, dtype_name(r.dtype),
+                                      input ? "f32, f16, bf16, or the 8-bit e4m3 and e5m2" : "f32, f16 or bf16"));
   const std::int64_t min_ld = std::max<std::int64_t>(1, r.layout == Layout::row_major ? cols : rows);
   if (r.ld < min_ld)
     throw InvalidArgument(fmt::format("GEMM {}: leading dimension {} is smaller than {} ({}-major {}x{})", name, r.ld, min_ld,
@@ -76,6 +80,7 @@ GemmProblem problem_for_call(const GemmProblem& planned, const GemmProblem& call
   GemmProblem p = with_pointers(planned, GemmPointers{.a = call.a.ptr, .b = call.b.ptr, .c = call.c.ptr, .d = call.d.ptr,
                                                       .bias = call.epilogue.bias});
   p.alpha = call.alpha, p.beta = call.beta;
+  p.scale_a = call.scale_a, p.scale_b = call.scale_b;  // this call's, none included
   if (!call.epilogue.body.empty()) {
     // The same names, dtypes and layouts (the signature says so); this call's pointers, leading
     // dimensions, batch strides and scalar values.
@@ -100,6 +105,8 @@ GemmProblem with_pointers(const GemmProblem& planned, const GemmPointers& ptrs) 
       throw InvalidArgument("GEMM bias: this plan was made without a bias, so its kernel adds none; make a plan with one");
     p.epilogue.bias = ptrs.bias;
   }
+  if (ptrs.scale_a) p.scale_a = ptrs.scale_a;
+  if (ptrs.scale_b) p.scale_b = ptrs.scale_b;
   return p;
 }
 
@@ -126,7 +133,9 @@ void check_outputs_apart(const GemmProblem& p) {
       {"A", p.a.ptr, p.k > 0 ? span_bytes(p.a, p.m, p.k, p.batch) : 0},
       {"B", p.b.ptr, p.k > 0 ? span_bytes(p.b, p.k, p.n, p.batch) : 0},
       {"C", p.c.ptr, p.beta != 0.f && p.c.ptr != p.d.ptr ? span_bytes(p.c, p.m, p.n, p.batch) : 0},
-      {"the bias", p.epilogue.bias, p.epilogue.bias ? p.n * static_cast<std::int64_t>(dtype_size(p.epilogue.bias_dtype)) : 0}};
+      {"the bias", p.epilogue.bias, p.epilogue.bias ? p.n * static_cast<std::int64_t>(dtype_size(p.epilogue.bias_dtype)) : 0},
+      {"scale_a", p.scale_a, !p.scale_a ? 0 : p.scale_mode == ScaleMode::blocks ? (p.k + 127) / 128 * p.m * p.batch * 4 : 4},
+      {"scale_b", p.scale_b, !p.scale_b ? 0 : p.scale_mode == ScaleMode::blocks ? (p.k + 127) / 128 * ((p.n + 127) / 128) * p.batch * 4 : 4}};
   for (const Input& in_ : inputs)
     if (overlap(p.d.ptr, d_bytes, in_.ptr, in_.bytes))
       throw InvalidArgument(fmt::format("GEMM D: its memory (0x{:x}, {} bytes) overlaps {} (0x{:x}, {} bytes); an output must not "
@@ -158,8 +167,22 @@ void ops::check_normalized_operands(const GemmProblem& p) {
   if (p.m < 0 || p.n < 0 || p.k < 0)
     throw InvalidArgument(fmt::format("GEMM: sizes must not be negative (m={}, n={}, k={})", p.m, p.n, p.k));
   if (p.batch < 1 || p.batch > 65535) throw InvalidArgument(fmt::format("GEMM: batch {} must be between 1 and 65535", p.batch));
-  if (p.a.dtype != p.b.dtype)
-    throw InvalidArgument(fmt::format("GEMM: A is {} and B is {}; A and B must have one dtype", dtype_name(p.a.dtype), dtype_name(p.b.dtype)));
+  if (p.a.dtype != p.b.dtype && !(is_8bit_float(p.a.dtype) && is_8bit_float(p.b.dtype)))
+    throw InvalidArgument(fmt::format("GEMM: A is {} and B is {}; A and B must have one dtype (or both be 8-bit floats, e4m3 or e5m2)",
+                                      dtype_name(p.a.dtype), dtype_name(p.b.dtype)));
+  const bool eight_bit = is_8bit_float(p.a.dtype);
+  if (p.scale_mode == ScaleMode::blocks && !eight_bit)
+    throw InvalidArgument(fmt::format("GEMM: block scales (ScaleMode::blocks) apply to 8-bit float inputs (e4m3, e5m2), not {}",
+                                      dtype_name(p.a.dtype)));
+  for (auto [name, ptr] : {std::pair{"scale_a", p.scale_a}, std::pair{"scale_b", p.scale_b}}) {
+    if (ptr && !eight_bit)
+      throw InvalidArgument(fmt::format("GEMM {}: per-tensor scales apply to 8-bit float inputs (e4m3, e5m2), not {}; fold a scale "
+                                        "into alpha",
+                                        name, dtype_name(p.a.dtype)));
+    if (ptr % 4) throw InvalidArgument(fmt::format("GEMM {}: pointer 0x{:x} is not aligned to its 4-byte f32", name, ptr));
+    if (!ptr && p.scale_mode == ScaleMode::blocks && p.m > 0 && p.n > 0 && p.k > 0)
+      throw InvalidArgument(fmt::format("GEMM {}: block scales (ScaleMode::blocks) need both scale_a and scale_b", name));
+  }
   if (p.math == MathMode::tf32 && p.a.dtype != DType::f32)
     throw InvalidArgument(fmt::format("GEMM: MathMode::tf32 applies to f32 inputs, not {}", dtype_name(p.a.dtype)));
   // Grids, tile counts and TMA coordinates are 32-bit.
@@ -205,6 +228,7 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
   const EpilogueBody epilogue = parse_epilogue(user);
   const std::string source = fmt::format(
       "// tilejit gemm {} {}\n"
+      "{}"
       "#include \"{}.cuh\"\n\n"
       "namespace tilejit_gen {{\n"
       "{}"
@@ -218,13 +242,17 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
       "  enum : bool {{ PINGPONG = {} }};\n"
       "  enum : int {{ CLUSTER = {} }};\n"
       "  enum : bool {{ KHALVES = {} }};\n"
+      "  enum : bool {{ BLOCK_SCALES = {} }};\n"
       "  using epilogue = gemm_epilogue;\n"
       "}};\n"
       "}}  // namespace tilejit_gen\n",
-      kernel, c.to_string(), kernel, epilogue_source(user, epilogue, c.swap_ab, user.beta == 0.f), device_type(p.a.dtype),
+      kernel, c.to_string(),
+      is_8bit_float(p.a.dtype) || is_8bit_float(p.b.dtype) ? "#define TILEJIT_FP8_TYPES 1  // 8-bit float inputs\n" : "", kernel,
+      epilogue_source(user, epilogue, c.swap_ab, user.beta == 0.f), device_type(p.a.dtype),
       device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln,
       p.a.layout == Layout::row_major, p.b.layout == Layout::row_major, p.c.layout == Layout::row_major,
-      p.d.layout == Layout::row_major, v.a_vec, v.b_vec, v.d_tma, c.pingpong, c.cluster, c.k_halves);
+      p.d.layout == Layout::row_major, v.a_vec, v.b_vec, v.d_tma, c.pingpong, c.cluster, c.k_halves,
+      p.scale_mode == ScaleMode::blocks);
   // A body's kernel is named by a digest of what makes it (the body, the operands' names and types).
   const std::string signature = user.epilogue.body.empty() ? std::string() : epilogue_signature(user.epilogue);
   const std::string epilogue_tag =
@@ -235,9 +263,13 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
   const char la = p.a.layout == Layout::row_major ? 'N' : 'T', lb = p.b.layout == Layout::row_major ? 'N' : 'T';
   KernelSource ks;
   ks.name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}", kernel, dtype_name(p.a.dtype),
-                        p.a.dtype == DType::f32 && !simt ? "tf32" : "", la, lb, c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, v.a_vec, v.b_vec,
+                        p.a.dtype == DType::f32 && !simt ? "tf32"
+                        : p.b.dtype != p.a.dtype         ? fmt::format("x{}", dtype_name(p.b.dtype))
+                                                         : std::string(),
+                        la, lb, c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, v.a_vec, v.b_vec,
                         std::string(c.pingpong ? "_pp" : "") + (c.cluster > 1 ? fmt::format("_c{}", c.cluster) : "") +
-                            (c.swap_ab ? "_sw" : "") + (c.k_halves ? "_kh" : "") + (v.d_tma ? "_dtma" : ""),
+                            (c.swap_ab ? "_sw" : "") + (c.k_halves ? "_kh" : "") + (v.d_tma ? "_dtma" : "") +
+                            (p.scale_mode == ScaleMode::blocks ? "_bs" : ""),
                         epilogue_tag);
   ks.text = source;
   jit::ProgramLabels labels{.family = "gemm",
@@ -421,6 +453,8 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<ji
   q.split_k = split;
   q.whole_tiles = static_cast<int>(whole_tiles);
   q.workspace = nullptr;  // split-K: set by the wgmma launcher
+  q.scale_a = reinterpret_cast<const float*>(p.scale_a);
+  q.scale_b = reinterpret_cast<const float*>(p.scale_b);
   q.epilogue = ops::epilogue_params(s->problem);  // the user's problem: the epilogue's operands are in its coordinates
   return s;
 }
@@ -450,7 +484,8 @@ ops::GemmSignature gemm_signature(const GemmProblem& p, CUstream stream) {
   }
   put(kinds);
   put(static_cast<std::uint64_t>(p.epilogue.bias_dtype) << 24 | static_cast<std::uint64_t>(p.epilogue.activation) << 16 |
-      static_cast<std::uint64_t>(p.math) << 8 | (p.c.ptr == p.d.ptr ? 2u : 0u) | (p.epilogue.bias != 0 ? 1u : 0u));
+      static_cast<std::uint64_t>(p.scale_mode) << 32 | static_cast<std::uint64_t>(p.math) << 8 | (p.c.ptr == p.d.ptr ? 2u : 0u) |
+      (p.epilogue.bias != 0 ? 1u : 0u));
   // alpha and beta's value come with each call; whether C is read makes the kernel. The epilogue's
   // names, dtypes, layouts and body make the kernel too (its pointers and scalar values do not).
   const std::uint64_t epilogue = p.epilogue.body.empty() ? 0 : ops::epilogue_signature_hash(p.epilogue) << 1;
@@ -500,6 +535,8 @@ void launch_with(detail::GemmPlanState& s, GemmProblem p, CUstream stream) {
   q.d = reinterpret_cast<void*>(p.d.ptr);
   q.bias = reinterpret_cast<const void*>(p.epilogue.bias);
   q.alpha = p.alpha, q.beta = p.beta;
+  q.scale_a = reinterpret_cast<const float*>(p.scale_a);
+  q.scale_b = reinterpret_cast<const float*>(p.scale_b);
   q.epilogue = epilogue;
   jit::make_current(s.rt->context(), s.rt->device_ordinal);
   s.launch(s.loaded(ops::gemm_variant(s.config, p)), q, stream);

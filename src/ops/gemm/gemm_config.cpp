@@ -19,6 +19,16 @@ namespace {
   throw InvalidArgument(fmt::format("GEMM config {} is invalid: {}", c.to_string(), rule));
 }
 
+bool is_8bit(DType t) { return t == DType::e4m3 || t == DType::e5m2; }
+
+// 8-bit float inputs run on Hopper's wgmma only; any other target is refused by name.
+void require_8bit_target(const GemmProblem& p, const std::string& arch) {
+  if ((is_8bit(p.a.dtype) || is_8bit(p.b.dtype)) && arch != "sm_90a")
+    throw InvalidArgument(fmt::format("GEMM: 8-bit float inputs ({} x {}) run on Hopper's wgmma only (target sm_90a); the target is {}, "
+                                      "which tilejit has no 8-bit GEMM for",
+                                      dtype_name(p.a.dtype), dtype_name(p.b.dtype), arch));
+}
+
 }  // namespace
 
 std::string_view layout_name(Layout l) noexcept { return l == Layout::row_major ? "row" : "col"; }
@@ -87,13 +97,13 @@ GemmProblem swapped_ab(const GemmProblem& p) {
 
 bool wgmma_transposes_b(const GemmConfig& c, const GemmProblem& p) {
   if (c.kind != GemmKind::wgmma || p.b.layout != Layout::row_major) return false;
-  // tf32 wgmma reads K-major operands only: a row-major tf32 B is transposed at every launch, whatever
-  // the tiles. 16-bit narrow tiles read an N-major B as it is (32- or 64-byte swizzle) where TMA can
+  // tf32 and 8-bit wgmma read K-major operands only: a row-major B of those is transposed at every
+  // launch, whatever the tiles. 16-bit narrow tiles read an N-major B as it is (32- or 64-byte swizzle) where TMA can
   // address it; a row pitch off 16 bytes (N = 1, 7, ...) would need a packed copy anyway, and the
   // transposed copy is as cheap and reads K-major (H200: 16-bit 1x8192x8192 TN ran at 0.64 of cuBLAS
   // packed, 1.02-1.05 transposed). Pointers are left out: they may change from run to run, and a
   // misaligned one is packed at launch.
-  if (dtype_size(p.b.dtype) == 4) return true;
+  if (dtype_size(p.b.dtype) != 2) return true;  // tf32 and the 8-bit floats
   if (c.bn != 16 && c.bn != 32) return false;
   GemmProblem q = p;
   q.b.ptr = 0;
@@ -101,8 +111,8 @@ bool wgmma_transposes_b(const GemmConfig& c, const GemmProblem& p) {
 }
 
 bool wgmma_transposes_a(const GemmConfig& c, const GemmProblem& p) {
-  // tf32 wgmma reads K-major operands only: a column-major tf32 A is transposed at every launch.
-  return c.kind == GemmKind::wgmma && p.a.layout == Layout::col_major && dtype_size(p.a.dtype) == 4;
+  // tf32 and 8-bit wgmma read K-major operands only: a column-major A of those is transposed at every launch.
+  return c.kind == GemmKind::wgmma && p.a.layout == Layout::col_major && dtype_size(p.a.dtype) != 2;
 }
 
 GemmProblem wgmma_kernel_problem(const GemmConfig& c, const GemmProblem& user_problem) {
@@ -184,6 +194,17 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   if (c.bk * es != 128 && c.bk * es != 256 && c.bk * es != 512)
     broken(c, fmt::format("wgmma tiles hold one, two or four 128-byte swizzle rows of K: BK must be {}, {} or {} for {}", 128 / es,
                           256 / es, 512 / es, p.a.dtype == DType::f32 ? "tf32" : dtype_name(p.a.dtype)));
+  if (p.scale_mode == ScaleMode::blocks) {
+    // One K block of scales per stage; one B scale block per tile column; each K block's products
+    // in registers of their own beside the accumulators.
+    if (c.bk != 128) broken(c, fmt::format("block scales (blocks of 128 along K) need BK = 128, not {}", c.bk));
+    if (c.bn > 128 || 128 % c.bn != 0) broken(c, fmt::format("block scales (128 x 128 blocks of B) need BN dividing 128, not {}", c.bn));
+    if (c.swap_ab) broken(c, "block scales do not combine with swapped operands (sw): A's and B's scale blocks differ");
+    if ((c.wm / 64) * (c.bn / 2) > 64)
+      broken(c, fmt::format("block scales keep a K block's products beside the accumulators: a {}x{} warpgroup tile needs {} of each, "
+                            "at most 64 fit",
+                            c.wm, c.bn, (c.wm / 64) * (c.bn / 2)));
+  }
   if (c.wn != c.bn) broken(c, fmt::format("a wgmma consumer warpgroup computes the whole tile width: WN must equal BN={}", c.bn));
   if (c.wm != 64 && c.wm != 128) broken(c, fmt::format("WM={} must be 64 or 128 (one or two m64 wgmma blocks)", c.wm));
   if (c.bm / c.wm > 3) broken(c, fmt::format("BM/WM = {} consumer warpgroups; at most 3 fit", c.bm / c.wm));
@@ -211,9 +232,8 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   const long long tiles = ((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn) * std::max<std::int64_t>(1, p.batch);
   if (tiles > std::numeric_limits<int>::max())
     broken(c, fmt::format("{} output tiles are more than one persistent launch can count", tiles));
-  if (tf32 && (p.a.layout != Layout::row_major || p.b.layout != Layout::col_major))
-    broken(c, fmt::format("tf32 wgmma reads K-major operands only: A row-major and B column-major, not A {} and B {}; other "
-                          "layouts run on kind mma",
+  if ((tf32 || es == 1) && (p.a.layout != Layout::row_major || p.b.layout != Layout::col_major))
+    broken(c, fmt::format("{} wgmma reads K-major operands only: A row-major and B column-major, not A {} and B {}", tf32 ? "tf32" : "8-bit",
                           layout_name(p.a.layout), layout_name(p.b.layout)));
   // Operands TMA cannot read in place (alignment, leading dimension, batch stride) are packed into
   // a workspace at launch: no rule here.
@@ -222,6 +242,7 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
 }  // namespace
 
 void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, const std::string& arch) {
+  require_8bit_target(user_problem, arch);
   // With swapped operands the tiles, layouts and alignment rules are those of D^T = B^T A^T, and a
   // B that narrow tiles need transposed is checked as the K-major copy they read.
   const GemmProblem p = ops::wgmma_kernel_problem(c, user_problem);
@@ -249,6 +270,9 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
   if (c.cluster == 2 && p.b.layout == Layout::row_major && c.bn % 128 != 0)
     broken(c, fmt::format("a cluster of 2 splits a row-major B's tile in 64-column halves: BN={} must be a multiple of 128", c.bn));
   const bool tf32 = p.a.dtype == DType::f32 && p.math == MathMode::tf32;
+  if (is_8bit(p.a.dtype) && c.kind != GemmKind::wgmma)
+    broken(c, fmt::format("8-bit float inputs ({} x {}) run on kind wgmma only (Hopper, sm_90a), not kind {}", dtype_name(p.a.dtype),
+                          dtype_name(p.b.dtype), c.kind == GemmKind::mma ? "mma" : "simt"));
   if (c.kind == GemmKind::mma) {
     if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)
       broken(c, "kind mma needs f16, bf16 or tf32 inputs; f32 with MathMode::exact runs on kind simt (for tf32: MathMode::tf32, "
@@ -280,6 +304,8 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
 }
 
 GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int sms, std::string* why) {
+  require_8bit_target(p, arch);
+  const bool eight_bit = is_8bit(p.a.dtype);
   const long long batches = std::max<std::int64_t>(1, p.batch);
   const long long tiles128 = ((p.m + 127) / 128) * ((p.n + 127) / 128) * batches;
   const long long tiles128x256 = ((p.m + 127) / 128) * ((p.n + 255) / 256) * batches;
@@ -287,9 +313,12 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   GemmConfig c;
   // Hopper, decode-like M (<= 32): compute D^T = B^T A^T, where N's rows fill the device in 64-row
   // tiles and M is a 16- or 32-wide tile (no MMA rows wasted on padding); a bias runs along D^T's
-  // rows. A column-major A is read N-major as it is (f16/bf16) or transposed into the workspace (tf32).
+  // rows. A column-major A is read N-major as it is (f16/bf16) or transposed into the workspace (tf32,
+  // 8-bit); a row-major B (the wide operand) would be transposed at every launch there: not swapped.
   const bool wgmma_inputs = arch == "sm_90a" && !(p.a.dtype == DType::f32 && p.math == MathMode::exact);
-  if (wgmma_inputs && p.m <= 32 && p.n >= 1024 && p.k >= 256 && (p.a.dtype != DType::f32 || p.b.layout == Layout::col_major)) {
+  const bool block_scales = p.scale_mode == ScaleMode::blocks;
+  if (wgmma_inputs && !block_scales && p.m <= 32 && p.n >= 1024 && p.k >= 256 &&
+      (dtype_size(p.a.dtype) == 2 || p.b.layout == Layout::col_major)) {
     const int es = static_cast<int>(dtype_size(p.a.dtype)), bn = p.m <= 16 ? 16 : 32;
     GemmConfig s{GemmKind::wgmma, 64, bn, 256 / es, 64, bn, 8};
     s.swap_ab = true;
@@ -312,7 +341,7 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   // D through shared memory and TMA stores instead of element by element (which cost 6-17% at
   // 4096^3-1000^3 bf16 on the H200, 2026-12-01). The swapped problem's operands are the user's B and
   // A read transposed, in any layout; its configuration is the one a row-major D of that shape gets.
-  if (wgmma_inputs && p.d.layout == Layout::col_major) {
+  if (wgmma_inputs && !block_scales && p.d.layout == Layout::col_major) {
     std::string inner;
     GemmConfig s = choose_gemm_config(ops::swapped_ab(p), arch, sms, &inner);
     if (s.kind == GemmKind::wgmma) {
@@ -329,8 +358,12 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   // Hopper: wgmma wherever its rules (K-major operands, TMA alignment) hold; tf32 operands that are
   // not K-major are transposed into the plan's workspace at each launch.
   if (wgmma_inputs) {
-    const int bk = p.a.dtype == DType::f32 ? 32 : 64;
-    if (tiles128x256 >= sms) c = {GemmKind::wgmma, 128, 256, bk, 64, 256, 4}, reason = "wgmma, large: 128x256 tiles, 2 consumer warpgroups";
+    const int bk = 128 / static_cast<int>(dtype_size(p.a.dtype));  // one 128-byte swizzle row of K per stage
+    if (block_scales) {
+      // Block scales: BK = 128 and at most 64 accumulators per thread (a K block's products beside them).
+      if (tiles128 * 2 >= sms) c = {GemmKind::wgmma, 128, 128, 128, 64, 128, 4}, reason = "wgmma, block scales: 128x128x128 tiles, 2 consumer warpgroups";
+      else c = {GemmKind::wgmma, 64, 128, 128, 64, 128, 8}, reason = "wgmma, block scales, small: 64x128x128 tiles, 8 stages";
+    } else if (tiles128x256 >= sms) c = {GemmKind::wgmma, 128, 256, bk, 64, 256, 4}, reason = "wgmma, large: 128x256 tiles, 2 consumer warpgroups";
     else if (tiles128 * 2 >= sms) c = {GemmKind::wgmma, 128, 128, bk, 64, 128, 4}, reason = "wgmma: 128x128 tiles, 2 consumer warpgroups";
     else c = {GemmKind::wgmma, 64, 128, bk, 64, 128, 8}, reason = fmt::format("wgmma, small ({} 128x128 tiles): 64x128 tiles, 8 stages in flight", tiles128);
     try {
@@ -339,11 +372,18 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
       // Packing an operand TMA cannot read costs a copy of it; worth it only when each of its
       // elements then feeds enough outputs (for 4095^3 bf16 the copy is ~15% of the GEMM). A
       // transposed operand (tf32) is a copy into the aligned workspace already.
-      if (!ops::wgmma_transposes_a(c, p) && !ops::tma_unready_reason(q, true).empty() && p.n < 512)
+      // (8-bit inputs have no other kind: they are packed whatever it costs.)
+      if (!eight_bit && !ops::wgmma_transposes_a(c, p) && !ops::tma_unready_reason(q, true).empty() && p.n < 512)
         throw InvalidArgument("A would need packing, N < 512");
-      if (!ops::wgmma_transposes_b(c, p) && !ops::tma_unready_reason(q, false).empty() && p.m < 512)
+      if (!eight_bit && !ops::wgmma_transposes_b(c, p) && !ops::tma_unready_reason(q, false).empty() && p.m < 512)
         throw InvalidArgument("B would need packing, M < 512");
       if (ops::gemm_shared_bytes(c, q) > ops::arch_shared_memory_limit(arch)) c.stages = 3;
+      if (eight_bit && c.bm == 128 && c.bn == 256) {
+        // 8-bit 128x256x128 tiles: 3 stages ran faster than 4 (H200, 2026-12-02 04:34Z, e4m3 NT
+        // stream: 8192^3 1337 against 1293 TFLOP/s, 4096^3 1304 against 1314, within the noise).
+        c.stages = 3;
+        reason += ", 3 stages (8-bit)";
+      }
       // Too few tiles to fill the device (decode-like M): cut K into slices run side by side.
       const long long tiles = ((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn) * batches;
       const long long ktiles = (p.k + c.bk - 1) / c.bk;

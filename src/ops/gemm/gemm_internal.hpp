@@ -35,9 +35,11 @@ struct GemmParams {
   int batch, split_k;
   int whole_tiles, reserved;
   void* workspace;
+  const float* scale_a;
+  const float* scale_b;
   EpilogueParams epilogue;
 };
-static_assert(sizeof(GemmParams) == 496, "must match gemm_params in gemm_common.cuh");
+static_assert(sizeof(GemmParams) == 512, "must match gemm_params in gemm_common.cuh");
 
 // validate_gemm without the epilogue's body, for a problem normalized() has produced (the launch
 // path of a plan, whose epilogue was checked, runs it on the plan's problem with one run's pointers).

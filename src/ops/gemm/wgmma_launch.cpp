@@ -104,19 +104,22 @@ void WgmmaLauncher::copy_lines(const MatrixRef& from, const MatrixRef& to, CUstr
 }
 
 const Kernel& WgmmaLauncher::helper_kernel(HelperKernel which, int bytes, std::optional<CUstream> stream) {
-  std::optional<Kernel>& slot = helper_kernels_[static_cast<int>(which)][bytes == 4 ? 1 : 0];
+  const int size_slot = bytes == 1 ? 0 : bytes == 2 ? 1 : 2;
+  std::optional<Kernel>& slot = helper_kernels_[static_cast<int>(which)][size_slot];
   if (!slot) {
     if (stream) refuse_during_capture(*stream, "a copy kernel it has not loaded yet (operands TMA cannot read in place)");
-    static constexpr const char* kNames[] = {"copy", "transpose", "transpose_narrow"};
+    static constexpr const char* kNames[] = {"copy", "transpose", "transpose_narrow", "transpose_bytes"};
     const char* kernel = kNames[static_cast<int>(which)];
+    const std::string expression = which == HelperKernel::transpose_bytes ? std::string("tilejit::transpose_bytes_kernel")
+                                                                           : fmt::format("tilejit::{}_matrix_kernel<{}>", kernel, bytes);
     const KernelSource source{.name = fmt::format("gemm_{}_{}", kernel, bytes * 8), .text = "#include \"gemm_pack.cuh\"\n"};
     const jit::ProgramLabels labels{.family = "gemm_pack",
                                     .dtypes = fmt::format("{}-byte elements", bytes),
                                     .config = which == HelperKernel::transpose_narrow ? "threads=128" : "threads=256",
                                     .library_options = true};
-    auto& program = helper_programs_[static_cast<int>(which)][bytes == 4 ? 1 : 0];
+    auto& program = helper_programs_[static_cast<int>(which)][size_slot];
     program = jit::make_program(
-        rt_, jit::program_request(*rt_, source, {fmt::format("tilejit::{}_matrix_kernel<{}>", kernel, bytes)}, rt_->arch(false), labels));
+        rt_, jit::program_request(*rt_, source, {expression}, rt_->arch(false), labels));
     Kernel k = program->kernel(program->name_expressions().front());
     k.function();  // loaded now: a launch during a capture loads nothing
     slot = std::move(k);
@@ -133,6 +136,14 @@ void WgmmaLauncher::transpose(const MatrixRef& from, const MatrixRef& to, std::i
     const unsigned blocks = static_cast<unsigned>((lines + 127) / 128);
     const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>(problem_.batch, 1, 65535));
     launch_step(helper_kernel(HelperKernel::transpose_narrow, es, stream), {.grid = {blocks, grid_y}, .block = {128}}, stream, what, q);
+    return;
+  }
+  if (es == 1) {  // 64 x 64-byte blocks (see transpose_bytes_kernel)
+    const unsigned grid_x = static_cast<unsigned>((width + 63) / 64);
+    const unsigned grid_y = static_cast<unsigned>(std::clamp<std::int64_t>((lines + 63) / 64, 1, 65535));
+    const unsigned grid_z = static_cast<unsigned>(std::clamp<std::int64_t>(problem_.batch, 1, 65535));
+    launch_step(helper_kernel(HelperKernel::transpose_bytes, es, stream), {.grid = {grid_x, grid_y, grid_z}, .block = {256}}, stream, what,
+                q);
     return;
   }
   const Kernel& kernel = helper_kernel(HelperKernel::transpose, es, stream);
@@ -224,8 +235,9 @@ void WgmmaLauncher::prepare(const GemmParams& q) {
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   if (w.pack_a || w.pack_b) helper_kernel(HelperKernel::copy, es, std::nullopt);
   if (w.stage_d) helper_kernel(HelperKernel::copy, static_cast<int>(dtype_size(p.d.dtype)), std::nullopt);
-  if (a_source_) helper_kernel(problem_.m <= 64 ? HelperKernel::transpose_narrow : HelperKernel::transpose, es, std::nullopt);
-  if (b_source_) helper_kernel(problem_.n <= 64 ? HelperKernel::transpose_narrow : HelperKernel::transpose, es, std::nullopt);
+  const HelperKernel wide = es == 1 ? HelperKernel::transpose_bytes : HelperKernel::transpose;
+  if (a_source_) helper_kernel(problem_.m <= 64 ? HelperKernel::transpose_narrow : wide, es, std::nullopt);
+  if (b_source_) helper_kernel(problem_.n <= 64 ? HelperKernel::transpose_narrow : wide, es, std::nullopt);
 }
 
 void WgmmaLauncher::launch(const Kernel& kernel, const GemmParams& q, unsigned grid, unsigned threads, int smem, bool programmatic,
@@ -242,7 +254,7 @@ void WgmmaLauncher::launch(const Kernel& kernel, const GemmParams& q, unsigned g
       MatrixRef from = *a_source_;
       from.ptr = p.a.ptr;
       p.a.ptr = workspace_;
-      transpose(from, p.a, problem_.k, problem_.m, "transposing GEMM operand A into K-major order (tf32)", stream);
+      transpose(from, p.a, problem_.k, problem_.m, "transposing GEMM operand A into K-major order", stream);
     }
     if (b_source_) {  // a row-major B: K lines of N elements, into N lines of K
       MatrixRef from = *b_source_;
@@ -304,8 +316,10 @@ void WgmmaLauncher::launch(const Kernel& kernel, const GemmParams& q, unsigned g
 void WgmmaLauncher::encode(CUtensorMap* map, const MatrixRef& r, std::int64_t rows, std::int64_t cols, int box_rows,
                            const char* name, int box_bytes) const {
   const std::uint64_t es = dtype_size(r.dtype);
+  // 8-bit floats move as bytes (TMA has no 8-bit float type and needs none: it only copies).
   const CUtensorMapDataType type = r.dtype == DType::bf16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                    : r.dtype == DType::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : es == 1               ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const std::uint64_t row_bytes = static_cast<std::uint64_t>(r.ld) * es;
   const std::uint64_t matrix_bytes = problem_.batch > 1 ? static_cast<std::uint64_t>(r.batch_stride) * es

@@ -67,7 +67,8 @@ class WgmmaLauncher {
                  CUstream stream);
   // A gemm_pack.cuh kernel (copy_matrix_kernel, transpose_matrix_kernel, transpose_narrow_matrix_kernel)
   // for elements of `bytes` bytes, compiled (or found in the cache) on first use.
-  enum class HelperKernel { copy, transpose, transpose_narrow };
+  // (transpose_bytes: transpose_bytes_kernel, for 1-byte elements only.)
+  enum class HelperKernel { copy, transpose, transpose_narrow, transpose_bytes };
   // stream: the launch's (a first load during its capture is refused), none from prepare().
   const Kernel& helper_kernel(HelperKernel which, int bytes, std::optional<CUstream> stream);
   // What a run with the pointers in p puts in the workspace: packed A or B, transposed A or B, and a
@@ -101,8 +102,8 @@ class WgmmaLauncher {
   CUdeviceptr workspace_ = 0;          // packed operands, grown on demand
   std::size_t workspace_bytes_ = 0;
   CUdeviceptr split_k_workspace_ = 0;  // split-K partial tiles and arrival counters (counters reset by the kernel)
-  std::optional<Program> helper_programs_[3][2];  // [HelperKernel][2-byte, 4-byte elements]
-  std::optional<Kernel> helper_kernels_[3][2];
+  std::optional<Program> helper_programs_[4][3];  // [HelperKernel][1-, 2-, 4-byte elements]
+  std::optional<Kernel> helper_kernels_[4][3];
 };
 
 }  // namespace tilejit::ops
