@@ -469,6 +469,25 @@ for what in "$@"; do
         --m 1000 --n 1000 --k 1000 --layout TN --config wgmma:128x128x128:64x128:4:k3 --check
       step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
       ;;
+    i15-blocks2)
+      # Issue 15: block scales with their scales loaded two K blocks ahead.
+      step fp8_block_tests 6 timeout 200 "$bin/tilejit_gpu_tests" --gtest_brief=1 --gtest_filter='Fp8GemmGpu.BlockScales'
+      step fp8_per_tensor 12 "$bin/tilejit" bench gemm --dtype e4m3 --method stream --layout NT \
+        --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 30 --rounds 3 --out "$out/fp8_per_tensor.csv"
+      step fp8_blocks 20 "$bin/tilejit" bench gemm --dtype e4m3 --block-scales --method stream --layout NT \
+        --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192 --runs 3 --group-ms 30 --rounds 3 --out "$out/fp8_blocks.csv" \
+        --config default,wgmma:128x64x128:64x64:4,wgmma:128x64x128:64x64:8,wgmma:192x64x128:64x64:4,wgmma:64x128x128:64x128:8
+      step fp8_blocks_memcheck 6 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --dtype e4m3 --block-scales \
+        --m 1000 --n 1000 --k 1000 --layout NN --bias --act gelu --check
+      ;;
+    i15-final)
+      # Issue 15: the per-tensor kernel on the block-scaled tiles (where the block scales' cost lies),
+      # then every GPU, CLI and cache test on the final templates.
+      step fp8_tiles 12 "$bin/tilejit" bench gemm --dtype e4m3 --method stream --layout NT \
+        --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 30 --rounds 3 --out "$out/fp8_tiles.csv" \
+        --config default,wgmma:128x128x128:64x128:4,wgmma:128x128x128:64x128:6
+      step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      ;;
     i15-more)
       # Issue 15: every layout (cuBLASLt beside it on the K-major problem), graph replay, cuBLASLt's
       # precise accumulation, small shapes, and memcheck of the 8-bit kernels.
