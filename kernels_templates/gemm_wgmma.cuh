@@ -122,6 +122,9 @@ template <class Cfg> struct gemm_wgmma {
   // into registers of their own and added to the accumulators scaled, in CUDA cores.
   enum : bool { kBlockScaled = Cfg::BLOCK_SCALES };
   enum : bool { kScaled = sizeof(T) == 1 && !kBlockScaled };
+  // An 8-bit D is quantized: each output is multiplied by *p.scale_d (1 where null) before its
+  // conversion (round to nearest even, saturating to the largest finite value).
+  enum : bool { kScaledD = sizeof(typename Cfg::TD) == 1 };
   enum : int { BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, STAGES = Cfg::STAGES };
   enum : bool { kPingpong = Cfg::PINGPONG };
   // Cluster of 2: the pair's tiles share B; each block loads half of it into both blocks' stages
@@ -495,6 +498,7 @@ template <class Cfg> struct gemm_wgmma {
     const int lane = threadIdx.x & 31, warp = (threadIdx.x / 32) & 3;
     // Read once per launch (after the previous grids: they may have written the scales).
     const float ab_scale = kScaled ? tensor_scale(p.scale_a) * tensor_scale(p.scale_b) : 1.f;
+    const float d_scale = kScaledD ? tensor_scale(p.scale_d) : 1.f;
     stage_ring ring;
     int store_parity = 0;  // the staging buffer the next output chunk goes to
     int local = 0;         // the tile's place in this block's sequence
@@ -573,9 +577,9 @@ template <class Cfg> struct gemm_wgmma {
       const long long n0 = static_cast<long long>(tile.tile_n) * BN;
       const int g = lane >> 2, t = lane & 3;
       if constexpr (Cfg::D_TMA) {
-        store_tile_through_tma(p, map_d, staging + consumer * 2 * WM * 128, acc, m0, n0, tile.batch, store_parity, warp, g, t);
+        store_tile_through_tma(p, map_d, staging + consumer * 2 * WM * 128, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale);
       } else {
-        store_tile_directly(p, acc, m0, n0, tile.batch, warp, g, t);
+        store_tile_directly(p, acc, m0, n0, tile.batch, warp, g, t, d_scale);
       }
     }
     if constexpr (Cfg::D_TMA) {
@@ -585,10 +589,14 @@ template <class Cfg> struct gemm_wgmma {
     if constexpr (kCluster > 1) sm90::cluster_sync();
   }
 
+  // D's value for the epilogue value v: v, or for an 8-bit D, v * d_scale.
+  __device__ __forceinline__ static float quantized(float v, float d_scale) { return kScaledD ? v * d_scale : v; }
+
   __device__ __forceinline__ static output_pair pair_at(const gemm_params& p, long long batch, long long r, long long c, float a0,
-                                                        float a1) {
+                                                        float a1, float d_scale) {
     // Outside D the values are never stored (TMA clips the box) and the epilogue reads nothing.
-    return {convert_to<TD>(epilogue_value<Cfg>(p, batch, r, c, a0)), convert_to<TD>(epilogue_value<Cfg>(p, batch, r, c + 1, a1))};
+    return {convert_to<TD>(quantized(epilogue_value<Cfg>(p, batch, r, c, a0), d_scale)),
+            convert_to<TD>(quantized(epilogue_value<Cfg>(p, batch, r, c + 1, a1), d_scale))};
   }
 
   // Chunk cc's output pairs into the swizzled staging buffer `buf`: value_pair(row, j, a0, a1) gives
@@ -625,7 +633,7 @@ template <class Cfg> struct gemm_wgmma {
   // 16-byte aligned), 64 columns at a time: the group's values first, then its stores, so that the
   // epilogue's reads go out together (a store to D may, for all the compiler knows, change them).
   __device__ __forceinline__ static void store_tile_directly(const gemm_params& p, const float (&acc)[kMmaM][kAccRegs], long long m0,
-                                                             long long n0, int batch, int warp, int g, int t) {
+                                                             long long n0, int batch, int warp, int g, int t, float d_scale) {
     constexpr int kGroup = BN / 8 < 8 ? BN / 8 : 8;  // fragments of 8 columns per group
 #pragma unroll
     for (int mi = 0; mi < kMmaM; ++mi)
@@ -644,10 +652,10 @@ template <class Cfg> struct gemm_wgmma {
 #pragma unroll
         for (int jj = 0; jj < kGroup; ++jj) {
           const long long c = n0 + (j0 + jj) * 8 + 2 * t;
-          store_value<Cfg>(p, batch, r, c, v[jj][0]);
-          store_value<Cfg>(p, batch, r, c + 1, v[jj][1]);
-          store_value<Cfg>(p, batch, r + 8, c, v[jj][2]);
-          store_value<Cfg>(p, batch, r + 8, c + 1, v[jj][3]);
+          store_value<Cfg>(p, batch, r, c, quantized(v[jj][0], d_scale));
+          store_value<Cfg>(p, batch, r, c + 1, quantized(v[jj][1], d_scale));
+          store_value<Cfg>(p, batch, r + 8, c, quantized(v[jj][2], d_scale));
+          store_value<Cfg>(p, batch, r + 8, c + 1, quantized(v[jj][3], d_scale));
         }
       }
   }
@@ -656,7 +664,7 @@ template <class Cfg> struct gemm_wgmma {
   // thread's TMA store while the warpgroup fills the other buffer.
   __device__ __forceinline__ static void store_tile_through_tma(const gemm_params& p, const sm90::tensor_map* map_d, char* staging,
                                                                 float (&acc)[kMmaM][kAccRegs], long long m0, long long n0,
-                                                                int batch, int& parity, int warp, int g, int t) {
+                                                                int batch, int& parity, int warp, int g, int t, float d_scale) {
     const bool issuer = threadIdx.x % 128 == 0;
     const int barrier_id = 1 + static_cast<int>(threadIdx.x / 128);
     // The TMA store drops whatever falls outside D; the epilogue reads nothing there.
@@ -667,7 +675,7 @@ template <class Cfg> struct gemm_wgmma {
       if (issuer) sm90::bulk_wait_group_read<1>();
       sm90::named_barrier_sync(barrier_id, 128);
       fill_chunk(buf, acc, cc, warp, g, t,
-                 [&](int row, int j, float a0, float a1) { return pair_at(p, batch, m0 + row, n0 + j * 8 + 2 * t, a0, a1); });
+                 [&](int row, int j, float a0, float a1) { return pair_at(p, batch, m0 + row, n0 + j * 8 + 2 * t, a0, a1, d_scale); });
       sm90::fence_proxy_async_shared();
       sm90::named_barrier_sync(barrier_id, 128);
       if (issuer) {

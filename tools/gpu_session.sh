@@ -488,6 +488,16 @@ for what in "$@"; do
         --config default,wgmma:128x128x128:64x128:4,wgmma:128x128x128:64x128:6
       step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
       ;;
+    i15-out8)
+      # Issue 15: an 8-bit D with an output scale: every GPU, CLI and cache test (the new
+      # Fp8GemmGpu.EightBitOutputs among them), e4m3 -> e4m3 beside cuBLASLt, memcheck.
+      step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      step fp8_out8 8 "$bin/tilejit" bench gemm --dtype e4m3 --out-dtype e4m3 --method stream --layout NT \
+        --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 30 --rounds 3 --out "$out/fp8_out8.csv"
+      step fp8_out8_memcheck 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --dtype e4m3 \
+        --out-dtype e4m3 --m 1000 --n 1000 --k 1000 --layout NN --bias --act gelu --check
+      grep -E "^========= [A-Z]" "$out/fp8_out8_memcheck.log" | grep -v "cuFuncGetParamInfo" | head -5
+      ;;
     i15-more)
       # Issue 15: every layout (cuBLASLt beside it on the K-major problem), graph replay, cuBLASLt's
       # precise accumulation, small shapes, and memcheck of the 8-bit kernels.

@@ -11,7 +11,7 @@
 // (0: the tight one) and, for batches, a stride between matrices (elements; 0 repeats one matrix).
 // C may be the same memory as D. Inputs are f32, f16 or bf16 (A and B the same), or the 8-bit floats
 // e4m3 and e5m2 (any pair, Hopper's wgmma only: sm_90a); accumulation is f32, C and D are f32, f16 or
-// bf16. f32 inputs use exact fp32 arithmetic (MathMode::exact, SIMT kernels) or tensor cores with
+// bf16 (D also e4m3 or e5m2 with 8-bit inputs, scaled by scale_d). f32 inputs use exact fp32 arithmetic (MathMode::exact, SIMT kernels) or tensor cores with
 // tf32 inputs (MathMode::tf32). 8-bit inputs take optional per-tensor scales (scale_a, scale_b:
 // one f32 each in device memory): D = act(alpha * scale_a * scale_b * A B + beta * C + bias).
 // Limits: M, N, K <= 2^31 - 1, batch <=
@@ -114,6 +114,9 @@ struct GemmProblem {
   // values may change between runs of a plan (or a CUDA graph's replays) with no new plan.
   CUdeviceptr scale_a = 0, scale_b = 0;
   ScaleMode scale_mode = ScaleMode::per_tensor;
+  // An 8-bit D (e4m3, e5m2; with 8-bit inputs): D = convert(scale_d * value), value being what the
+  // epilogue computes; a device pointer to one f32 (0: 1), read at every launch.
+  CUdeviceptr scale_d = 0;
   GemmEpilogue epilogue;
 };
 
@@ -133,6 +136,7 @@ struct GemmPlanState;
 struct GemmPointers {
   CUdeviceptr a = 0, b = 0, c = 0, d = 0, bias = 0;
   CUdeviceptr scale_a = 0, scale_b = 0;  // 8-bit inputs: replace the plan's (a plan without scales takes them too)
+  CUdeviceptr scale_d = 0;                // an 8-bit D: replaces the plan's
 };
 
 // A problem bound to a runtime with its kernel resolved: run() launches it. A wgmma plan whose A or B

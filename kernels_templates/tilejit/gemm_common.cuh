@@ -45,9 +45,10 @@ struct gemm_params {
   // scale_a * scale_b * A B. Device pointers: the values may change between launches.
   const float* scale_a;
   const float* scale_b;
+  const float* scale_d;  // an 8-bit D: outputs times *scale_d before their conversion, or null (1)
   gemm_epilogue_params epilogue;
 };
-static_assert(sizeof(gemm_params) == 512, "gemm_params must match tilejit::ops::GemmParams on the host");
+static_assert(sizeof(gemm_params) == 520, "gemm_params must match tilejit::ops::GemmParams on the host");
 
 // Element (r, c) of a matrix that is row-major (RowMajor) or column-major, leading dimension ld.
 template <bool RowMajor> __device__ __forceinline__ long long offset_of(long long r, long long c, long long ld) {

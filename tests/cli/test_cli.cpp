@@ -100,7 +100,11 @@ TEST(Cli, EightBitGemm) {
             std::string::npos)
       << r.out;
   expect_usage_error("compile gemm --dtype e4m3 --m 64 --n 64 --k 64 --arch sm_80", {"8-bit float inputs (e4m3 x e4m3)", "the target is sm_80"});
-  expect_usage_error("compile gemm --dtype e4m3 --out-dtype e4m3 --m 64 --n 64 --k 64 --arch sm_90a", {"GEMM D: dtype e4m3 is not supported"});
+  expect_usage_error("compile gemm --dtype bf16 --out-dtype e4m3 --m 64 --n 64 --k 64 --arch sm_90a",
+                     {"GEMM D: dtype e4m3 is not supported", "e4m3 or e5m2 with 8-bit inputs"});
+  Result d8 = run_cli("compile gemm --dtype e4m3 --out-dtype e4m3 --m 1024 --n 1024 --k 1024 --layout NT --arch sm_90a --source");
+  ASSERT_EQ(d8.code, 0) << d8.out;
+  EXPECT_NE(d8.out.find("using TD = __nv_fp8_e4m3;"), std::string::npos) << d8.out;
   expect_usage_error("compile gemm --dtype e4m3 --b-dtype bf16 --m 64 --n 64 --k 64 --arch sm_90a", {"A is e4m3 and B is bf16"});
   expect_usage_error("bench gemm --dtype e4m3 --shapes 64x64x64 --lt-accum slow", {"--lt-accum 'slow': expected fast or precise"});
 }

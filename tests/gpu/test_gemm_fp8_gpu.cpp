@@ -173,6 +173,29 @@ TEST_F(Fp8GemmGpu, PlansAndRuntimeGemmTakeEachCallsScales) {
   EXPECT_LE(fourth.relative_error(), cli::gemm_tolerance(fourth.problem)) << "Runtime::gemm, the call's scales";
 }
 
+// An 8-bit D with an output scale: through TMA stores (BN 128, 256), element by element (BN 64, a
+// column-major D), staged (4095), swapped decode tiles, split-K, block scales, an epilogue.
+TEST_F(Fp8GemmGpu, EightBitOutputs) {
+  for (DType d : {kE4, kE5}) {
+    for (const char* layout : {"NT", "NN", "TN:c"})
+      for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{7, 13, 5}, {300, 520, 200}, {1000, 1000, 1000}})
+        expect_correct(rt, shape(kE4, kE4, layout, M, N, K, d));
+    for (const char* cfg : {"wgmma:128x256x128:64x256:3", "wgmma:64x128x128:64x128:8", "wgmma:128x64x128:64x64:4",
+                            "wgmma:128x128x128:64x128:4:k3"}) {
+      GemmConfig c = GemmConfig::parse(cfg);
+      expect_correct(rt, shape(kE4, kE5, "NT", 1000, 1000, 1000, d), &c);
+    }
+  }
+  expect_correct(rt, shape(kE4, kE4, "NT", 4095, 4095, 4095, kE4));
+  expect_correct(rt, shape(kE4, kE4, "NT", 16, 8192, 2048, kE4));
+  GemmProblem blocks = shape(kE4, kE4, "NT", 520, 264, 392, kE4);
+  blocks.scale_mode = ScaleMode::blocks;
+  expect_correct(rt, blocks);
+  GemmProblem fused = shape(kE4, kE4, "TN", 300, 264, 520, kE4);
+  fused.epilogue.activation = Activation::gelu;
+  expect_correct(rt, fused, nullptr, true);
+}
+
 // Scales per block of 128 along K (A per row, B per 128 x 128 block): random per block, so that a
 // scale applied to the wrong K block, row or column block fails. K tails inside a scale block.
 TEST_F(Fp8GemmGpu, BlockScales) {

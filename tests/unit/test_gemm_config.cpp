@@ -286,8 +286,12 @@ TEST(GemmProblem, ValidationNamesTheArgument) {
   EXPECT_NE(msg(p).find("A and B must have one dtype"), std::string::npos);
   p = problem(DType::i32);
   EXPECT_NE(msg(p).find("dtype i32 is not supported"), std::string::npos);
-  p = problem(DType::e4m3);  // 8-bit inputs, but not an 8-bit D
-  EXPECT_NE(msg(p).find("GEMM D: dtype e4m3 is not supported (f32, f16 or bf16)"), std::string::npos) << msg(p);
+  p = problem(DType::e4m3);  // 8-bit inputs and an 8-bit D
+  EXPECT_EQ(msg(p), "");
+  p = problem(DType::bf16);  // an 8-bit D needs 8-bit inputs
+  p.d.dtype = DType::e4m3;
+  EXPECT_NE(msg(p).find("GEMM D: dtype e4m3 is not supported (f32, f16 or bf16; e4m3 or e5m2 with 8-bit inputs)"), std::string::npos)
+      << msg(p);
   p = problem(DType::f16, MathMode::tf32);
   EXPECT_NE(msg(p).find("tf32 applies to f32 inputs"), std::string::npos);
   p = problem(DType::bf16);
@@ -340,6 +344,11 @@ TEST(GemmProblem, EightBitInputs) {
   p = problem(DType::bf16);
   p.scale_a = 1 << 20;
   EXPECT_NE(msg(p).find("GEMM scale_a: per-tensor scales apply to 8-bit float inputs"), std::string::npos) << msg(p);
+  p = fp8(DType::e4m3, DType::e4m3);  // bf16 D
+  p.scale_d = 1 << 20;
+  EXPECT_NE(msg(p).find("GEMM scale_d: an output scale applies to an 8-bit D"), std::string::npos) << msg(p);
+  p.d.dtype = DType::e5m2;
+  EXPECT_EQ(msg(p), "");
   // Targets and kinds.
   p = fp8(DType::e4m3, DType::e5m2);
   for (const char* arch : {"sm_80", "sm_89", "sm_90"}) {

@@ -120,6 +120,9 @@ struct CublasLt::Api {
   cublasLtHandle_t handle = nullptr;
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+  cublasLtMatrixLayout_t c = nullptr;  // C's: D's, or bf16 for an 8-bit D (cuBLASLt takes no 8-bit C)
+  CUdeviceptr c_ptr = 0;               // C: D, or a bf16 buffer of its own for an 8-bit D (beta = 0: not read)
+  CUdeviceptr c_buffer = 0;
   cublasLtMatmulAlgo_t algo{};
   int algo_index = 0;  // the heuristic's pick that runs
   CUdeviceptr workspace = 0;
@@ -204,6 +207,17 @@ CublasLt::CublasLt(const GemmProblem& in, CUdeviceptr bias, DType bias_dtype, bo
   check(x.layout_create(&x.a, cuda_type(p.a.dtype), a_n ? p.m : p.k, a_n ? p.k : p.m, ld(p.a, p.m, p.k)), "cublasLtMatrixLayoutCreate(A)");
   check(x.layout_create(&x.b, cuda_type(p.b.dtype), b_n ? p.k : p.n, b_n ? p.n : p.k, ld(p.b, p.k, p.n)), "cublasLtMatrixLayoutCreate(B)");
   check(x.layout_create(&x.d, cuda_type(p.d.dtype), p.m, p.n, ld(p.d, p.m, p.n)), "cublasLtMatrixLayoutCreate(D)");
+  x.c = x.d, x.c_ptr = p.d.ptr;
+  if (dtype_size(p.d.dtype) == 1) {
+    // An 8-bit D: the same output scale, and a bf16 C of its own.
+    if (p.scale_d) {
+      const void* v = reinterpret_cast<const void*>(p.scale_d);
+      check(x.desc_set(x.desc, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &v, sizeof v), "cublasLtMatmulDescSetAttribute(D_SCALE_POINTER)");
+    }
+    check(x.layout_create(&x.c, CUDA_R_16BF, p.m, p.n, p.m), "cublasLtMatrixLayoutCreate(C)");
+    tooling::check(tooling::driver().cuMemAlloc(&x.c_buffer, static_cast<std::size_t>(p.m * p.n * 2)), "cuMemAlloc", "cuBLASLt C");
+    x.c_ptr = x.c_buffer;
+  }
   tooling::check(tooling::driver().cuMemAlloc(&x.workspace, x.workspace_bytes), "cuMemAlloc", "cuBLASLt workspace");
   cublasLtMatmulPreference_t pref = nullptr;
   check(x.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
@@ -211,7 +225,7 @@ CublasLt::CublasLt(const GemmProblem& in, CUdeviceptr bias, DType bias_dtype, bo
         "cublasLtMatmulPreferenceSetAttribute");
   cublasLtMatmulHeuristicResult_t results[8]{};
   int found = 0;
-  const cublasStatus_t hs = x.heuristic(x.handle, x.desc, x.a, x.b, x.d, x.d, pref, 8, results, &found);
+  const cublasStatus_t hs = x.heuristic(x.handle, x.desc, x.a, x.b, x.c, x.d, pref, 8, results, &found);
   x.pref_destroy(pref);
   if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
     throw Error(fmt::format("cuBLASLt has no {}algorithm for this problem (status {})", bias ? "bias+GELU " : "", static_cast<int>(hs)));
@@ -223,7 +237,8 @@ CublasLt::CublasLt(const GemmProblem& in, CUdeviceptr bias, DType bias_dtype, bo
     x.algo = results[i].algo;
     void* d = reinterpret_cast<void*>(x.p.d.ptr);
     const cublasStatus_t ms = x.matmul(x.handle, x.desc, &x.alpha, reinterpret_cast<const void*>(x.p.a.ptr), x.a,
-                                       reinterpret_cast<const void*>(x.p.b.ptr), x.b, &x.beta, d, x.d, d, x.d, &x.algo,
+                                       reinterpret_cast<const void*>(x.p.b.ptr), x.b, &x.beta, reinterpret_cast<void*>(x.c_ptr), x.c, d, x.d,
+                                       &x.algo,
                                        reinterpret_cast<void*>(x.workspace), x.workspace_bytes, nullptr);
     if (ms == CUBLAS_STATUS_SUCCESS) {
       x.algo_index = i;
@@ -240,7 +255,9 @@ CublasLt::~CublasLt() {
   Api& x = *api_;
   if (x.a) x.layout_destroy(x.a);
   if (x.b) x.layout_destroy(x.b);
+  if (x.c && x.c != x.d) x.layout_destroy(x.c);
   if (x.d) x.layout_destroy(x.d);
+  if (x.c_buffer) tooling::driver().cuMemFree(x.c_buffer);
   if (x.desc) x.desc_destroy(x.desc);
   if (x.handle) x.destroy(x.handle);
   if (x.workspace) tooling::driver().cuMemFree(x.workspace);
@@ -250,7 +267,7 @@ void CublasLt::run(CUstream stream) {
   Api& x = *api_;
   void* d = reinterpret_cast<void*>(x.p.d.ptr);
   check(x.matmul(x.handle, x.desc, &x.alpha, reinterpret_cast<const void*>(x.p.a.ptr), x.a, reinterpret_cast<const void*>(x.p.b.ptr), x.b,
-                 &x.beta, d, x.d, d, x.d, &x.algo, reinterpret_cast<void*>(x.workspace), x.workspace_bytes,
+                 &x.beta, reinterpret_cast<void*>(x.c_ptr), x.c, d, x.d, &x.algo, reinterpret_cast<void*>(x.workspace), x.workspace_bytes,
                  reinterpret_cast<cudaStream_t>(stream)),
         "cublasLtMatmul");
 }

@@ -50,6 +50,9 @@ class GemmCase {
   // ScaleMode::blocks: A's and B's scales per block of 128 along K (see ScaleMode).
   std::vector<float> block_a_, block_b_;
   DeviceBuffer dblock_a_, dblock_b_;
+  // An 8-bit D's output scale (problem.scale_d points at it).
+  float d_scale_ = 1.f;
+  DeviceBuffer d_scale_buffer_;
   // An epilogue body's operands: vectors, inputs, outputs (host copies and device buffers).
   std::vector<std::vector<unsigned char>> vec_, in_;
   std::vector<DeviceBuffer> dvec_, din_, dout_;

@@ -43,12 +43,15 @@ std::int64_t span_bytes(const MatrixRef& r, std::int64_t rows, std::int64_t cols
 }
 
 // Rows and columns of an operand as stored: A is m x k, B k x n, C and D m x n.
-// A and B may be 8-bit floats (e4m3, e5m2); C and D not.
-void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed) {
-  const bool input = name[0] == 'A' || name[0] == 'B';
+// A and B may be 8-bit floats (e4m3, e5m2), and D with 8-bit inputs (eight_bit_d); C not.
+void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed,
+                  bool eight_bit_d = false) {
+  const bool input = name[0] == 'A' || name[0] == 'B' || (name[0] == 'D' && eight_bit_d);
   if (!is_gemm_float(r.dtype) && !(input && is_8bit_float(r.dtype)))
     throw InvalidArgument(fmt::format("GEMM {}: dtype {} is not supported ({})", name, dtype_name(r.dtype),
-                                      input ? "f32, f16, bf16, or the 8-bit e4m3 and e5m2" : "f32, f16 or bf16"));
+                                      input                ? "f32, f16, bf16, or the 8-bit e4m3 and e5m2"
+                                      : name[0] == 'D'     ? "f32, f16 or bf16; e4m3 or e5m2 with 8-bit inputs"
+                                                           : "f32, f16 or bf16"));
   const std::int64_t min_ld = std::max<std::int64_t>(1, r.layout == Layout::row_major ? cols : rows);
   if (r.ld < min_ld)
     throw InvalidArgument(fmt::format("GEMM {}: leading dimension {} is smaller than {} ({}-major {}x{})", name, r.ld, min_ld,
@@ -80,7 +83,7 @@ GemmProblem problem_for_call(const GemmProblem& planned, const GemmProblem& call
   GemmProblem p = with_pointers(planned, GemmPointers{.a = call.a.ptr, .b = call.b.ptr, .c = call.c.ptr, .d = call.d.ptr,
                                                       .bias = call.epilogue.bias});
   p.alpha = call.alpha, p.beta = call.beta;
-  p.scale_a = call.scale_a, p.scale_b = call.scale_b;  // this call's, none included
+  p.scale_a = call.scale_a, p.scale_b = call.scale_b, p.scale_d = call.scale_d;  // this call's, none included
   if (!call.epilogue.body.empty()) {
     // The same names, dtypes and layouts (the signature says so); this call's pointers, leading
     // dimensions, batch strides and scalar values.
@@ -107,6 +110,7 @@ GemmProblem with_pointers(const GemmProblem& planned, const GemmPointers& ptrs) 
   }
   if (ptrs.scale_a) p.scale_a = ptrs.scale_a;
   if (ptrs.scale_b) p.scale_b = ptrs.scale_b;
+  if (ptrs.scale_d) p.scale_d = ptrs.scale_d;
   return p;
 }
 
@@ -135,7 +139,8 @@ void check_outputs_apart(const GemmProblem& p) {
       {"C", p.c.ptr, p.beta != 0.f && p.c.ptr != p.d.ptr ? span_bytes(p.c, p.m, p.n, p.batch) : 0},
       {"the bias", p.epilogue.bias, p.epilogue.bias ? p.n * static_cast<std::int64_t>(dtype_size(p.epilogue.bias_dtype)) : 0},
       {"scale_a", p.scale_a, !p.scale_a ? 0 : p.scale_mode == ScaleMode::blocks ? (p.k + 127) / 128 * p.m * p.batch * 4 : 4},
-      {"scale_b", p.scale_b, !p.scale_b ? 0 : p.scale_mode == ScaleMode::blocks ? (p.k + 127) / 128 * ((p.n + 127) / 128) * p.batch * 4 : 4}};
+      {"scale_b", p.scale_b, !p.scale_b ? 0 : p.scale_mode == ScaleMode::blocks ? (p.k + 127) / 128 * ((p.n + 127) / 128) * p.batch * 4 : 4},
+      {"scale_d", p.scale_d, p.scale_d ? 4 : 0}};
   for (const Input& in_ : inputs)
     if (overlap(p.d.ptr, d_bytes, in_.ptr, in_.bytes))
       throw InvalidArgument(fmt::format("GEMM D: its memory (0x{:x}, {} bytes) overlaps {} (0x{:x}, {} bytes); an output must not "
@@ -192,7 +197,10 @@ void ops::check_normalized_operands(const GemmProblem& p) {
   const bool any = p.m > 0 && p.n > 0;
   check_matrix("A", p.a, p.m, p.k, p.batch, any && p.k > 0);
   check_matrix("B", p.b, p.k, p.n, p.batch, any && p.k > 0);
-  check_matrix("D", p.d, p.m, p.n, p.batch, any);
+  check_matrix("D", p.d, p.m, p.n, p.batch, any, eight_bit);
+  if (p.scale_d && !is_8bit_float(p.d.dtype))
+    throw InvalidArgument(fmt::format("GEMM scale_d: an output scale applies to an 8-bit D (e4m3, e5m2), not {}", dtype_name(p.d.dtype)));
+  if (p.scale_d % 4) throw InvalidArgument(fmt::format("GEMM scale_d: pointer 0x{:x} is not aligned to its 4-byte f32", p.scale_d));
   const bool reads_c = p.beta != 0.f || ops::epilogue_reads_c(p.epilogue);
   if (reads_c) check_matrix("C", p.c, p.m, p.n, p.batch, any);
   if (reads_c && p.c.ptr == p.d.ptr &&
@@ -455,6 +463,7 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<ji
   q.workspace = nullptr;  // split-K: set by the wgmma launcher
   q.scale_a = reinterpret_cast<const float*>(p.scale_a);
   q.scale_b = reinterpret_cast<const float*>(p.scale_b);
+  q.scale_d = reinterpret_cast<const float*>(p.scale_d);
   q.epilogue = ops::epilogue_params(s->problem);  // the user's problem: the epilogue's operands are in its coordinates
   return s;
 }
@@ -537,6 +546,7 @@ void launch_with(detail::GemmPlanState& s, GemmProblem p, CUstream stream) {
   q.alpha = p.alpha, q.beta = p.beta;
   q.scale_a = reinterpret_cast<const float*>(p.scale_a);
   q.scale_b = reinterpret_cast<const float*>(p.scale_b);
+  q.scale_d = reinterpret_cast<const float*>(p.scale_d);
   q.epilogue = epilogue;
   jit::make_current(s.rt->context(), s.rt->device_ordinal);
   s.launch(s.loaded(ops::gemm_variant(s.config, p)), q, stream);

@@ -37,9 +37,10 @@ struct GemmParams {
   void* workspace;
   const float* scale_a;
   const float* scale_b;
+  const float* scale_d;
   EpilogueParams epilogue;
 };
-static_assert(sizeof(GemmParams) == 512, "must match gemm_params in gemm_common.cuh");
+static_assert(sizeof(GemmParams) == 520, "must match gemm_params in gemm_common.cuh");
 
 // validate_gemm without the epilogue's body, for a problem normalized() has produced (the launch
 // path of a plan, whose epilogue was checked, runs it on the plan's problem with one run's pointers).
