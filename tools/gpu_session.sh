@@ -6,7 +6,8 @@
 #                                   ab-tf32-rounding sweep-1000 profile-decode-tn sweep-decode
 #                                   sweep-decode-col-a ab-configs next-decode-kh next-large
 #                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
-#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench i14-fast i14-order)
+#                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench i14-fast i14-order
+#                                   i15-first i15-perf i15-second i15-more i15-blocks i15-blocks2 i15-final i15-out8)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
