@@ -97,6 +97,17 @@ GemmProblem problem_of(const GemmArgs& a, const std::string& layout) {
   return p;
 }
 
+// Stand-in pointers with 256-byte alignment, as cuMemAlloc gives (they select the 16-byte copies),
+// for compiling or validating without a device: outputs apart from the inputs.
+void with_stand_in_pointers(GemmProblem& p, bool bias) {
+  p.a.ptr = p.b.ptr = p.d.ptr = p.c.ptr = 1 << 20;
+  if (p.scale_mode == ScaleMode::blocks) p.scale_a = p.scale_b = 1 << 22;
+  if (bias) p.epilogue.bias = 1 << 20;
+  for (auto& v : p.epilogue.vectors) v.ptr = 1 << 20;
+  for (auto& x : p.epilogue.inputs) x.matrix.ptr = 1 << 20;
+  for (auto& x : p.epilogue.outputs) x.matrix.ptr = 1 << 21;
+}
+
 std::optional<GemmConfig> config_of(const std::string& s) {
   if (s.empty()) return std::nullopt;
   return GemmConfig::parse(s);
@@ -134,13 +145,7 @@ int compile_gemm_cmd(const GemmArgs& a) {
   if (!a.arch.empty()) o.arch = a.arch;
   Runtime rt(o);
   GemmProblem p = problem_of(a, a.layout);
-  // Stand-in pointers with 256-byte alignment, as cuMemAlloc gives: they select the 16-byte copies.
-  p.a.ptr = p.b.ptr = p.d.ptr = p.c.ptr = 1 << 20;
-  if (p.scale_mode == ScaleMode::blocks) p.scale_a = p.scale_b = 1 << 22;
-  if (a.bias) p.epilogue.bias = 1 << 20;
-  for (auto& v : p.epilogue.vectors) v.ptr = 1 << 20;
-  for (auto& x : p.epilogue.inputs) x.matrix.ptr = 1 << 20;
-  for (auto& x : p.epilogue.outputs) x.matrix.ptr = 1 << 21;
+  with_stand_in_pointers(p, a.bias);
   auto cfg = config_of(a.config);
   CompiledKernelInfo info = rt.compile_gemm(p, cfg ? &*cfg : nullptr);
   fmt::print("program   {}\nkernel    {}\nsymbol    {}\narch      {}\nkey       {}\ncubin     {} bytes\ncompile   {}\n",
@@ -214,12 +219,7 @@ int bench_gemm(const GemmArgs& a) {
     one.epilogues = {e};
     validate_gemm([&] {  // a bad body fails before the device is looked for
       GemmProblem p = problem_of(one, layouts.front());
-      p.a.ptr = p.b.ptr = p.c.ptr = p.d.ptr = 1 << 20;
-      if (p.scale_mode == ScaleMode::blocks) p.scale_a = p.scale_b = 1 << 22;
-      if (a.bias) p.epilogue.bias = 1 << 20;
-      for (auto& v : p.epilogue.vectors) v.ptr = 1 << 20;
-      for (auto& x : p.epilogue.inputs) x.matrix.ptr = 1 << 20;
-      for (auto& x : p.epilogue.outputs) x.matrix.ptr = 1 << 21;
+      with_stand_in_pointers(p, a.bias);
       return p;
     }());
   }

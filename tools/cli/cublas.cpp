@@ -124,7 +124,6 @@ struct CublasLt::Api {
   CUdeviceptr c_ptr = 0;               // C: D, or a bf16 buffer of its own for an 8-bit D (beta = 0: not read)
   CUdeviceptr c_buffer = 0;
   cublasLtMatmulAlgo_t algo{};
-  int algo_index = 0;  // the heuristic's pick that runs
   CUdeviceptr workspace = 0;
   std::size_t workspace_bytes = 32u << 20;
   GemmProblem p;  // column-major D^T = B^T A^T
@@ -241,7 +240,6 @@ CublasLt::CublasLt(const GemmProblem& in, CUdeviceptr bias, DType bias_dtype, bo
                                        &x.algo,
                                        reinterpret_cast<void*>(x.workspace), x.workspace_bytes, nullptr);
     if (ms == CUBLAS_STATUS_SUCCESS) {
-      x.algo_index = i;
       // Done before anything else touches D (later work may run on non-blocking streams).
       tooling::check(tooling::driver().cuStreamSynchronize(nullptr), "cuStreamSynchronize", "cuBLASLt's trial run");
       return;

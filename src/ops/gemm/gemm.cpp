@@ -27,7 +27,6 @@ namespace tilejit {
 namespace {
 
 bool is_gemm_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
-bool is_8bit_float(DType t) { return t == DType::e4m3 || t == DType::e5m2; }
 
 // The bytes from r.ptr to the end of the last of `batch` rows x cols matrices, or -1 when that does not
 // fit in 64 bits.
@@ -47,7 +46,7 @@ std::int64_t span_bytes(const MatrixRef& r, std::int64_t rows, std::int64_t cols
 void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed,
                   bool eight_bit_d = false) {
   const bool input = name[0] == 'A' || name[0] == 'B' || (name[0] == 'D' && eight_bit_d);
-  if (!is_gemm_float(r.dtype) && !(input && is_8bit_float(r.dtype)))
+  if (!is_gemm_float(r.dtype) && !(input && ops::is_8bit_float(r.dtype)))
     throw InvalidArgument(fmt::format("GEMM {}: dtype {} is not supported ({})", name, dtype_name(r.dtype),
                                       input                ? "f32, f16, bf16, or the 8-bit e4m3 and e5m2"
                                       : name[0] == 'D'     ? "f32, f16 or bf16; e4m3 or e5m2 with 8-bit inputs"
@@ -172,10 +171,10 @@ void ops::check_normalized_operands(const GemmProblem& p) {
   if (p.m < 0 || p.n < 0 || p.k < 0)
     throw InvalidArgument(fmt::format("GEMM: sizes must not be negative (m={}, n={}, k={})", p.m, p.n, p.k));
   if (p.batch < 1 || p.batch > 65535) throw InvalidArgument(fmt::format("GEMM: batch {} must be between 1 and 65535", p.batch));
-  if (p.a.dtype != p.b.dtype && !(is_8bit_float(p.a.dtype) && is_8bit_float(p.b.dtype)))
+  if (p.a.dtype != p.b.dtype && !(ops::is_8bit_float(p.a.dtype) && ops::is_8bit_float(p.b.dtype)))
     throw InvalidArgument(fmt::format("GEMM: A is {} and B is {}; A and B must have one dtype (or both be 8-bit floats, e4m3 or e5m2)",
                                       dtype_name(p.a.dtype), dtype_name(p.b.dtype)));
-  const bool eight_bit = is_8bit_float(p.a.dtype);
+  const bool eight_bit = ops::is_8bit_float(p.a.dtype);
   if (p.scale_mode == ScaleMode::blocks && !eight_bit)
     throw InvalidArgument(fmt::format("GEMM: block scales (ScaleMode::blocks) apply to 8-bit float inputs (e4m3, e5m2), not {}",
                                       dtype_name(p.a.dtype)));
@@ -198,7 +197,7 @@ void ops::check_normalized_operands(const GemmProblem& p) {
   check_matrix("A", p.a, p.m, p.k, p.batch, any && p.k > 0);
   check_matrix("B", p.b, p.k, p.n, p.batch, any && p.k > 0);
   check_matrix("D", p.d, p.m, p.n, p.batch, any, eight_bit);
-  if (p.scale_d && !is_8bit_float(p.d.dtype))
+  if (p.scale_d && !ops::is_8bit_float(p.d.dtype))
     throw InvalidArgument(fmt::format("GEMM scale_d: an output scale applies to an 8-bit D (e4m3, e5m2), not {}", dtype_name(p.d.dtype)));
   if (p.scale_d % 4) throw InvalidArgument(fmt::format("GEMM scale_d: pointer 0x{:x} is not aligned to its 4-byte f32", p.scale_d));
   const bool reads_c = p.beta != 0.f || ops::epilogue_reads_c(p.epilogue);
@@ -255,7 +254,7 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
       "}};\n"
       "}}  // namespace tilejit_gen\n",
       kernel, c.to_string(),
-      is_8bit_float(p.a.dtype) || is_8bit_float(p.b.dtype) ? "#define TILEJIT_FP8_TYPES 1  // 8-bit float inputs\n" : "", kernel,
+      ops::is_8bit_float(p.a.dtype) || ops::is_8bit_float(p.b.dtype) ? "#define TILEJIT_FP8_TYPES 1  // 8-bit float inputs\n" : "", kernel,
       epilogue_source(user, epilogue, c.swap_ab, user.beta == 0.f), device_type(p.a.dtype),
       device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln,
       p.a.layout == Layout::row_major, p.b.layout == Layout::row_major, p.c.layout == Layout::row_major,
@@ -367,6 +366,20 @@ struct GemmPlanState {
 
 namespace {
 
+// What may change from run to run of a plan, from the kernel's problem into its parameter block:
+// the pointers (operands, bias, scales) and alpha and beta.
+void put_run_values(ops::GemmParams& q, const GemmProblem& p) {
+  q.a = reinterpret_cast<const void*>(p.a.ptr);
+  q.b = reinterpret_cast<const void*>(p.b.ptr);
+  q.c = reinterpret_cast<const void*>(p.c.ptr);
+  q.d = reinterpret_cast<void*>(p.d.ptr);
+  q.bias = reinterpret_cast<const void*>(p.epilogue.bias);
+  q.scale_a = reinterpret_cast<const float*>(p.scale_a);
+  q.scale_b = reinterpret_cast<const float*>(p.scale_b);
+  q.scale_d = reinterpret_cast<const float*>(p.scale_d);
+  q.alpha = p.alpha, q.beta = p.beta;
+}
+
 // The second half of plan creation, on the problem the kernel computes (s->kernel_problem).
 std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<jit::Context>& rt, std::shared_ptr<detail::GemmPlanState> s,
                                                         const std::function<int()>& device_sms);
@@ -447,23 +460,15 @@ std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<ji
   }
   s->threads = static_cast<unsigned>(c.threads());
   auto& q = s->params;
-  q.a = reinterpret_cast<const void*>(p.a.ptr);
-  q.b = reinterpret_cast<const void*>(p.b.ptr);
-  q.c = reinterpret_cast<const void*>(p.c.ptr);
-  q.d = reinterpret_cast<void*>(p.d.ptr);
-  q.bias = reinterpret_cast<const void*>(p.epilogue.bias);
+  put_run_values(q, p);
   q.m = p.m, q.n = p.n, q.k = p.k;
   q.lda = p.a.ld, q.ldb = p.b.ld, q.ldc = p.c.ld, q.ldd = p.d.ld;
   q.stride_a = p.a.batch_stride, q.stride_b = p.b.batch_stride, q.stride_c = p.c.batch_stride, q.stride_d = p.d.batch_stride;
-  q.alpha = p.alpha, q.beta = p.beta;
   q.tiles_m = static_cast<int>(tiles_m), q.tiles_n = static_cast<int>(tiles_n);
   q.batch = static_cast<int>(p.batch);
   q.split_k = split;
   q.whole_tiles = static_cast<int>(whole_tiles);
   q.workspace = nullptr;  // split-K: set by the wgmma launcher
-  q.scale_a = reinterpret_cast<const float*>(p.scale_a);
-  q.scale_b = reinterpret_cast<const float*>(p.scale_b);
-  q.scale_d = reinterpret_cast<const float*>(p.scale_d);
   q.epilogue = ops::epilogue_params(s->problem);  // the user's problem: the epilogue's operands are in its coordinates
   return s;
 }
@@ -538,15 +543,7 @@ void launch_with(detail::GemmPlanState& s, GemmProblem p, CUstream stream) {
   const ops::EpilogueParams epilogue = ops::epilogue_params(p);  // a bias given with the run replaces the plan's
   p = s.kernel_view(p);
   ops::GemmParams q = s.params;
-  q.a = reinterpret_cast<const void*>(p.a.ptr);
-  q.b = reinterpret_cast<const void*>(p.b.ptr);
-  q.c = reinterpret_cast<const void*>(p.c.ptr);
-  q.d = reinterpret_cast<void*>(p.d.ptr);
-  q.bias = reinterpret_cast<const void*>(p.epilogue.bias);
-  q.alpha = p.alpha, q.beta = p.beta;
-  q.scale_a = reinterpret_cast<const float*>(p.scale_a);
-  q.scale_b = reinterpret_cast<const float*>(p.scale_b);
-  q.scale_d = reinterpret_cast<const float*>(p.scale_d);
+  put_run_values(q, p);
   q.epilogue = epilogue;
   jit::make_current(s.rt->context(), s.rt->device_ordinal);
   s.launch(s.loaded(ops::gemm_variant(s.config, p)), q, stream);

@@ -19,11 +19,9 @@ namespace {
   throw InvalidArgument(fmt::format("GEMM config {} is invalid: {}", c.to_string(), rule));
 }
 
-bool is_8bit(DType t) { return t == DType::e4m3 || t == DType::e5m2; }
-
 // 8-bit float inputs run on Hopper's wgmma only; any other target is refused by name.
 void require_8bit_target(const GemmProblem& p, const std::string& arch) {
-  if ((is_8bit(p.a.dtype) || is_8bit(p.b.dtype)) && arch != "sm_90a")
+  if ((ops::is_8bit_float(p.a.dtype) || ops::is_8bit_float(p.b.dtype)) && arch != "sm_90a")
     throw InvalidArgument(fmt::format("GEMM: 8-bit float inputs ({} x {}) run on Hopper's wgmma only (target sm_90a); the target is {}, "
                                       "which tilejit has no 8-bit GEMM for",
                                       dtype_name(p.a.dtype), dtype_name(p.b.dtype), arch));
@@ -270,7 +268,7 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
   if (c.cluster == 2 && p.b.layout == Layout::row_major && c.bn % 128 != 0)
     broken(c, fmt::format("a cluster of 2 splits a row-major B's tile in 64-column halves: BN={} must be a multiple of 128", c.bn));
   const bool tf32 = p.a.dtype == DType::f32 && p.math == MathMode::tf32;
-  if (is_8bit(p.a.dtype) && c.kind != GemmKind::wgmma)
+  if (ops::is_8bit_float(p.a.dtype) && c.kind != GemmKind::wgmma)
     broken(c, fmt::format("8-bit float inputs ({} x {}) run on kind wgmma only (Hopper, sm_90a), not kind {}", dtype_name(p.a.dtype),
                           dtype_name(p.b.dtype), c.kind == GemmKind::mma ? "mma" : "simt"));
   if (c.kind == GemmKind::mma) {
@@ -305,7 +303,7 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
 
 GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int sms, std::string* why) {
   require_8bit_target(p, arch);
-  const bool eight_bit = is_8bit(p.a.dtype);
+  const bool eight_bit = ops::is_8bit_float(p.a.dtype);
   const long long batches = std::max<std::int64_t>(1, p.batch);
   const long long tiles128 = ((p.m + 127) / 128) * ((p.n + 127) / 128) * batches;
   const long long tiles128x256 = ((p.m + 127) / 128) * ((p.n + 255) / 256) * batches;

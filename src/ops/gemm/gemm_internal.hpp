@@ -42,6 +42,9 @@ struct GemmParams {
 };
 static_assert(sizeof(GemmParams) == 520, "must match gemm_params in gemm_common.cuh");
 
+// e4m3 or e5m2: the 8-bit floats, which run on Hopper's wgmma only.
+inline bool is_8bit_float(DType t) { return t == DType::e4m3 || t == DType::e5m2; }
+
 // validate_gemm without the epilogue's body, for a problem normalized() has produced (the launch
 // path of a plan, whose epilogue was checked, runs it on the plan's problem with one run's pointers).
 void check_normalized_operands(const GemmProblem& p);
