@@ -4,6 +4,7 @@
 
 #include "jit/driver.hpp"
 #include "jit/program.hpp"
+#include "ops/gemm/gemm_tuning.hpp"
 #include "util/log.hpp"
 #include "util/settings.hpp"
 
@@ -96,6 +97,12 @@ void Runtime::gemm(const GemmProblem& problem, CUstream stream) { impl_->gemm_pl
 
 CompiledKernelInfo Runtime::compile_gemm(const GemmProblem& problem, const GemmConfig* config) {
   return ops::compile_gemm(impl_->jit, problem, config);
+}
+
+GemmTuneResult Runtime::tune_gemm(const GemmProblem& problem) { return tune_gemm(problem, GemmTuneOptions{}); }
+
+GemmTuneResult Runtime::tune_gemm(const GemmProblem& problem, const GemmTuneOptions& options) {
+  return ops::tune_gemm(impl_->jit, problem, options);
 }
 
 // ---- users' programs: the same JIT core, family "user" ---------------------------------------

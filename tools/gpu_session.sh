@@ -7,7 +7,8 @@
 #                                   sweep-decode-col-a ab-configs next-decode-kh next-large
 #                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
 #                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench i14-fast i14-order
-#                                   i15-first i15-perf i15-second i15-more i15-blocks i15-blocks2 i15-final i15-out8)
+#                                   i15-first i15-perf i15-second i15-more i15-blocks i15-blocks2 i15-final i15-out8
+#                                   i16-one i16-sweep)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -498,6 +499,35 @@ for what in "$@"; do
       step fp8_out8_memcheck 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --dtype e4m3 \
         --out-dtype e4m3 --m 1000 --n 1000 --k 1000 --layout NN --bias --act gelu --check
       grep -E "^========= [A-Z]" "$out/fp8_out8_memcheck.log" | grep -v "cuFuncGetParamInfo" | head -5
+      ;;
+    i16-one)
+      # Issue 16: one shape class tuned with an empty cache (compile in worker processes, then timing),
+      # tuned again (only the heuristic's and the best timed again), used by another process with no
+      # tuning, TILEJIT_AUTOTUNE=on in-process, and memcheck of the tuner's helper kernels.
+      rm -rf /tmp/tune-one /tmp/tune-on /tmp/tune-mc
+      step tune_one 14 env TILEJIT_CACHE_DIR=/tmp/tune-one "$bin/tilejit" tune gemm --dtype bf16 --layout NT --shapes 4096x4096x4096 --all
+      step tune_one_again 4 env TILEJIT_CACHE_DIR=/tmp/tune-one "$bin/tilejit" tune gemm --dtype bf16 --layout NT --shapes 4096x4096x4096
+      step tune_one_use 4 env TILEJIT_CACHE_DIR=/tmp/tune-one TILEJIT_LOG_LEVEL=debug "$bin/tilejit" gemm --m 4100 --n 4096 --k 4096 \
+        --layout NT --check
+      grep -E "from tuning|tuning it now|heuristic chose" "$out/tune_one_use.log" | head -3
+      step tune_one_list 4 env TILEJIT_CACHE_DIR=/tmp/tune-one "$bin/tilejit" cache list --kind tuning
+      step tune_on 6 env TILEJIT_CACHE_DIR=/tmp/tune-on TILEJIT_AUTOTUNE=on TILEJIT_LOG_LEVEL=info "$bin/tilejit" gemm --m 2048 --n 2048 \
+        --k 2048 --layout NT --check
+      step tune_memcheck 6 env TILEJIT_CACHE_DIR=/tmp/tune-mc compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" tune gemm \
+        --dtype f16 --layout TN:c --shapes 300x200x104 --candidates wgmma:64x128x64:64x128:4,mma:64x64x32:32x32:4 --workers 1
+      grep -E "^========= [A-Z]" "$out/tune_memcheck.log" | grep -v "cuFuncGetParamInfo" | head -5
+      ;;
+    i16-sweep)
+      # Issue 16: tuned against the heuristic on shapes the heuristic was not tuned on (square, skinny,
+      # tall, unaligned, small K, batched; bf16 and f16), same run, stream method.
+      export TILEJIT_CACHE_DIR=/tmp/tune-sweep
+      step sweep_bf16 60 "$bin/tilejit" tune gemm --dtype bf16 --layout NT --compare --compare-rounds 3 --out "$out/tune_bf16.csv" \
+        --shapes 1536x1536x1536,2048x2048x2048,2560x2560x2560,3072x3072x3072,5120x5120x5120,7168x7168x7168,64x8192x4096,256x4096x4096,512x11008x4096,48x4096x4096,8x14336x4096,32x4096x11008,16384x1024x4096,8192x2048x2048,32768x512x1024,14336x4096x1024,3001x2999x2003,5000x3000x1999,1023x1023x1023,2047x2047x2047,777x1555x3111,4096x4096x128,8192x8192x256,2048x8192x64,4096x14336x512,1536x1536x6144,768x3072x768,512x512x512,384x1024x4096
+      step sweep_f16 24 "$bin/tilejit" tune gemm --dtype f16 --layout NN --compare --compare-rounds 3 --out "$out/tune_f16.csv" \
+        --shapes 2048x2048x2048,3072x3072x3072,5120x5120x5120,256x4096x4096,16384x1024x4096,3001x2999x2003,2047x2047x2047,4096x4096x128,8192x8192x256,768x3072x768,1536x1536x6144,64x8192x4096
+      step sweep_batched 10 "$bin/tilejit" tune gemm --dtype bf16 --layout NT --compare --compare-rounds 3 --batch 8 \
+        --out "$out/tune_batched.csv" --shapes 1024x1024x1024,512x512x2048,256x1024x4096
+      unset TILEJIT_CACHE_DIR
       ;;
     i15-more)
       # Issue 15: every layout (cuBLASLt beside it on the K-major problem), graph replay, cuBLASLt's

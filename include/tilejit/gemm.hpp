@@ -128,8 +128,81 @@ void validate_gemm_config(const GemmConfig& cfg, const GemmProblem& p, const std
 // The configuration the heuristic picks for a problem on an arch with `multiprocessors` SMs, and why.
 GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int multiprocessors, std::string* why = nullptr);
 
+// ---- tuning -------------------------------------------------------------------------------------
+//
+// Runtime::tune_gemm times a candidate set of configurations on the device for a problem's shape
+// class and keeps the fastest in the disk cache, where later plans of that class on the same kind of
+// device find it (TILEJIT_AUTOTUNE, below). A shape class (gemm_shape_class) is everything that
+// makes a kernel and its speed but the exact sizes: the dtypes, layouts and alignments (16, 8, 4, 2
+// or 1 bytes: the largest dividing the pointer, leading dimension and batch stride) of A, B, C and D,
+// the math mode, the 8-bit scale mode, the epilogue (its body's digest), whether C is read, and M, N,
+// K and the batch in buckets of half an octave (values up to 16 exactly; then [2^e, 2^e * sqrt 2)
+// and [2^e * sqrt 2, 2^(e+1)), e.g. 4096-5792 and 5793-8191). The tuned configuration of a class
+// is the one measured fastest on the first problem of the class that was tuned; a problem of the
+// class it does not suit (validate_gemm_config) gets the heuristic's.
+//
+// Tuning never touches the problem's memory: its pointers count only for their alignment (they may
+// be stand-ins). The tuner allocates scratch operands of the problem's sizes, fills them on the
+// device with random values, runs the heuristic's configuration once as the reference, and for each
+// candidate: compiles it (on several threads; `tilejit tune gemm` compiles in worker processes first),
+// runs it once on a poisoned D and compares every element with the reference (a candidate that
+// differs is dropped), then times it by the back-to-back stream method: groups of launches on one
+// stream between two events, the candidates taking turns over `rounds` rounds, median per launch.
+// A candidate replaces the heuristic's configuration only when it is at least `margin` faster.
+//
+// Results are disk-cache entries of their own kind (family "tuning": the same checksum, atomic
+// publication and per-key lock as kernels; `tilejit cache list --kind tuning`, export and import
+// carry them). The entry's key names the device (its name and SM count), the driver, NVRTC, the
+// library version, the digest of the GEMM templates and the shape class: another driver or library
+// version never sees it. Each entry lists its candidates one by one: tuning again with more
+// candidates times only the new ones (and the heuristic's and the best again, for a fair comparison
+// in one run) and keeps what was measured before.
+//
+// TILEJIT_AUTOTUNE: off (the heuristic only), cached (default: tuned configurations where the cache
+// has them; never tunes on its own), on (also tunes a shape class the first time a plan needs it,
+// with an info log line saying so and how long it took). TILEJIT_GEMM_CONFIG and a configuration
+// given to plan_gemm win over both.
+struct GemmTuneOptions {
+  std::vector<GemmConfig> candidates;  // empty: gemm_tuning_candidates(); the heuristic's is always added
+  double group_ms = 4;                 // launches per timed group: about this many ms of work
+  int rounds = 3;                      // timed groups per candidate (candidates take turns); the median counts
+  double margin = 0.02;                // the fastest replaces the heuristic's only when at least this much faster
+  bool retime = false;                 // time again candidates the cache measured before
+  bool store = true;                   // publish the result to the disk cache (when it is writable)
+  int compile_threads = 0;             // 0: up to 8 (the hardware's threads)
+};
+struct GemmTuneMeasurement {
+  GemmConfig config;
+  double ms = 0;              // median per launch (stream method); 0 when !ok
+  bool ok = false;            // compiled, ran and matched the reference
+  std::string error;          // why not ok
+  bool measured_now = false;  // false: measured by an earlier tuning of the class (from the cache)
+};
+struct GemmTuneResult {
+  std::string shape_class;
+  std::string key;  // the tuning entry's key in the disk cache (32 hex digits)
+  GemmConfig heuristic, chosen;
+  double heuristic_ms = 0, chosen_ms = 0;
+  std::string why;                                // why `chosen`
+  std::vector<GemmTuneMeasurement> measurements;  // every candidate of the class, fastest first, failures last
+  int compiled = 0;                               // kernels this tuning compiled (the others came from a cache)
+  double compile_seconds = 0, timing_seconds = 0;
+  bool stored = false;  // published to the disk cache
+};
+// The candidates Runtime::tune_gemm times by default for a problem on an arch with `multiprocessors`
+// SMs: the heuristic's configuration first, then tile shapes, stage counts, K steps, split-K, tail
+// splits, clusters, ping-pong, K halves and swapped operands around it, each valid for the problem.
+std::vector<GemmConfig> gemm_tuning_candidates(const GemmProblem& p, const std::string& arch, int multiprocessors);
+// The shape class of a problem (see above), as text.
+std::string gemm_shape_class(const GemmProblem& p);
+
+// Where a plan's configuration came from.
+enum class GemmConfigOrigin : std::uint8_t { given, environment, tuned, heuristic };
+std::string_view config_origin_name(GemmConfigOrigin o) noexcept;
+
 namespace detail {
 struct GemmPlanState;
+struct GemmPlanAccess;
 }
 
 // Pointers for GemmPlan::run; 0 keeps the plan's.
@@ -156,9 +229,13 @@ class GemmPlan {
   // same API as users' own (attributes: registers, shared memory; its CUfunction). Other pointers
   // may take another variant (narrower copies for unaligned operands).
   Kernel kernel() const;
+  // plan_gemm's configuration (given), TILEJIT_GEMM_CONFIG's (environment), a tuning result's
+  // (tuned) or the heuristic's.
+  GemmConfigOrigin config_origin() const;
 
  private:
   friend class Runtime;
+  friend struct detail::GemmPlanAccess;
   explicit GemmPlan(std::shared_ptr<detail::GemmPlanState> s) : state_(std::move(s)) {}
   std::shared_ptr<detail::GemmPlanState> state_;
 };

@@ -22,6 +22,8 @@ class ElementwisePlan;
 struct GemmProblem;
 struct GemmConfig;
 class GemmPlan;
+struct GemmTuneOptions;
+struct GemmTuneResult;
 struct KernelSource;
 class Program;
 namespace detail {
@@ -124,6 +126,11 @@ class Runtime {
   GemmPlan plan_gemm(const GemmProblem& problem, const GemmConfig& config);
   // Compiles the kernel plan_gemm would use, without a GPU (TILEJIT_ARCH or RuntimeOptions::arch).
   CompiledKernelInfo compile_gemm(const GemmProblem& problem, const GemmConfig* config = nullptr);
+  // Times candidate configurations for the problem's shape class on this device and keeps the fastest
+  // in the disk cache for later plans (see "tuning" in gemm.hpp). The problem's memory is never
+  // touched: the tuner runs on scratch buffers of its own. Synchronizes the device's work it queued.
+  GemmTuneResult tune_gemm(const GemmProblem& problem);
+  GemmTuneResult tune_gemm(const GemmProblem& problem, const GemmTuneOptions& options);
 
   // Your own kernels (see kernel.hpp): compiled by NVRTC for this runtime's device (its
   // arch-specific target, e.g. sm_90a, or TILEJIT_ARCH / RuntimeOptions::arch), served by the same

@@ -245,7 +245,8 @@ std::optional<DiskEntry> DiskCache::lookup(const KernelKey& key) {
     problem = "its key text differs from the requested key (collision or misplaced file)";
   }
   if (!entry) {
-    util::log().warn("kernel cache: corrupt entry {} ({}); removing it and compiling again", path.string(), problem);
+    util::log().warn("kernel cache: corrupt entry {} ({}); removing it (a kernel is compiled again, a tuning result measured again)",
+                     path.string(), problem);
     remove_corrupt(key);
     return std::nullopt;
   }

@@ -85,6 +85,15 @@ std::string_view log_level_name(LogLevel level) {
   return "?";
 }
 
+std::string_view autotune_mode_name(AutotuneMode mode) {
+  switch (mode) {
+    case AutotuneMode::off: return "off";
+    case AutotuneMode::cached: return "cached";
+    case AutotuneMode::on: return "on";
+  }
+  return "?";
+}
+
 Settings Settings::from_environment() {
   Settings s;
   auto row = [&](const char* var, const std::optional<std::string>& raw, std::string value,
@@ -156,6 +165,20 @@ Settings Settings::from_environment() {
   }
   s.gemm_config = gemm;
   row("TILEJIT_GEMM_CONFIG", gemm, "(unset)", "unset", "force every GEMM's configuration");
+
+  auto autotune = env("TILEJIT_AUTOTUNE");
+  if (autotune) {
+    if (*autotune == "off") s.autotune = AutotuneMode::off;
+    else if (*autotune == "cached") s.autotune = AutotuneMode::cached;
+    else if (*autotune == "on") s.autotune = AutotuneMode::on;
+    else
+      bad_value("TILEJIT_AUTOTUNE", *autotune,
+                "off (the heuristic only), cached (tuned configurations where the cache has them) or on (also tune a shape class "
+                "the first time it is planned)");
+  }
+  row("TILEJIT_AUTOTUNE", autotune, "cached", "cached",
+      "GEMM configurations from tuning results in the disk cache: off, cached (use them, never tune implicitly), on (tune a shape class "
+      "the first time a plan needs it); TILEJIT_GEMM_CONFIG wins over both");
 
   auto tdir = env("TILEJIT_TEMPLATE_DIR");
   if (tdir) s.template_dir = *tdir;

@@ -12,6 +12,9 @@ namespace tilejit::util {
 
 enum class CacheMode { on, off, readonly };
 enum class LogLevel { trace, debug, info, warn, error, off };
+// TILEJIT_AUTOTUNE: whether GEMM plans use tuned configurations (cached), and whether a shape class
+// seen for the first time is tuned on the spot (on).
+enum class AutotuneMode { off, cached, on };
 
 // One row of `tilejit config`: the variable, its effective value and where it came from.
 struct SettingRow {
@@ -36,6 +39,7 @@ struct Settings {
   bool always_compile = false;
   bool nvrtc_warmup = true;
   bool programmatic_launch = true;  // TILEJIT_PDL
+  AutotuneMode autotune = AutotuneMode::cached;
   std::string driver_library = "libcuda.so.1";
   std::vector<SettingRow> rows;  // every variable, for display
 
@@ -49,5 +53,6 @@ std::string format_size(std::uint64_t bytes);
 // Validates an arch name: sm_XY or sm_XYa / sm_XYf (e.g. sm_80, sm_90a).
 bool is_valid_arch(std::string_view arch);
 std::string_view log_level_name(LogLevel level);
+std::string_view autotune_mode_name(AutotuneMode mode);
 
 }  // namespace tilejit::util

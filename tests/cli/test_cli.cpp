@@ -183,11 +183,30 @@ TEST(Cli, ConfigListsEveryVariable) {
   }
   for (const char* v : {"TILEJIT_CACHE_DIR", "TILEJIT_CACHE", "TILEJIT_CACHE_MAX_SIZE", "TILEJIT_ARCH", "TILEJIT_DEVICE",
                         "TILEJIT_LOG_LEVEL", "TILEJIT_GEMM_CONFIG", "TILEJIT_TEMPLATE_DIR", "TILEJIT_CUDA_HOME",
-                        "TILEJIT_DUMP_DIR", "TILEJIT_ALWAYS_COMPILE", "TILEJIT_LIBCUDA", "TILEJIT_NVRTC_WARMUP"})
+                        "TILEJIT_DUMP_DIR", "TILEJIT_ALWAYS_COMPILE", "TILEJIT_LIBCUDA", "TILEJIT_NVRTC_WARMUP", "TILEJIT_AUTOTUNE"})
     EXPECT_TRUE(vars.count(v)) << v;
   Result bad = run_cli("config", "TILEJIT_CACHE_MAX_SIZE=lots");
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("TILEJIT_CACHE_MAX_SIZE='lots' is not valid"), std::string::npos) << bad.out;
+}
+
+// `tilejit tune gemm`: bad options are usage errors with or without a GPU; without one it says why
+// it cannot tune.
+TEST(Cli, TuneGemmRefusesBadInputAndSaysWhyNot) {
+  expect_usage_error("tune gemm --rounds 0", {"--rounds 0: expected 1 to 100"});
+  expect_usage_error("tune gemm --candidates wgmma:12x", {"KIND:BMxBNxBK:WMxWN:STAGES"});
+  expect_usage_error("tune gemm --shapes 64x64", {"--shapes: '64x64' is not MxNxK"});
+  expect_usage_error("tune gemm --layout QT", {"expected two letters of N"});
+  expect_usage_error("tune gemm", {"TILEJIT_AUTOTUNE='maybe' is not valid: expected off (the heuristic only), cached"},
+                     "TILEJIT_AUTOTUNE=maybe");
+  Result help = run_cli("tune gemm --help");
+  EXPECT_EQ(help.code, 0) << help.out;
+  EXPECT_NE(help.out.find("--compare"), std::string::npos) << help.out;
+  if (!has_gpu()) {
+    Result r = run_cli("tune gemm --shapes 256x256x256");
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("tilejit tune gemm: cannot launch"), std::string::npos) << r.out;
+  }
 }
 
 TEST(Cli, ElementwiseRunChecksOrSaysWhyNot) {

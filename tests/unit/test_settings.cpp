@@ -26,7 +26,7 @@ TEST(Settings, Defaults) {
   ::unsetenv("XDG_CACHE_HOME");
   for (const char* v : {"TILEJIT_CACHE_DIR", "TILEJIT_CACHE", "TILEJIT_CACHE_MAX_SIZE", "TILEJIT_ARCH", "TILEJIT_DEVICE",
                         "TILEJIT_LOG_LEVEL", "TILEJIT_GEMM_CONFIG", "TILEJIT_TEMPLATE_DIR", "TILEJIT_CUDA_HOME", "CUDA_HOME",
-                        "TILEJIT_DUMP_DIR", "TILEJIT_ALWAYS_COMPILE", "TILEJIT_LIBCUDA", "TILEJIT_NVRTC_WARMUP"})
+                        "TILEJIT_DUMP_DIR", "TILEJIT_ALWAYS_COMPILE", "TILEJIT_LIBCUDA", "TILEJIT_NVRTC_WARMUP", "TILEJIT_AUTOTUNE"})
     ::unsetenv(v);
   auto s = util::Settings::from_environment();
   EXPECT_EQ(s.cache_dir, "/home/someone/.cache/tilejit");
@@ -39,7 +39,8 @@ TEST(Settings, Defaults) {
   EXPECT_FALSE(s.always_compile);
   for (const auto& row : s.rows) EXPECT_FALSE(row.from_environment) << row.variable;
   EXPECT_TRUE(s.nvrtc_warmup);
-  EXPECT_GE(s.rows.size(), 13u);
+  EXPECT_EQ(s.autotune, util::AutotuneMode::cached);
+  EXPECT_GE(s.rows.size(), 14u);
 }
 
 TEST(Settings, XdgCacheHomeAndCudaHome) {
@@ -58,7 +59,7 @@ TEST(Settings, ReadsEveryVariable) {
   ScopedEnv a("TILEJIT_CACHE_DIR", "/tmp/c"), b("TILEJIT_CACHE", "readonly"), c("TILEJIT_CACHE_MAX_SIZE", "500M"),
       d("TILEJIT_ARCH", "sm_90a"), e("TILEJIT_DEVICE", "3"), f("TILEJIT_LOG_LEVEL", "debug"),
       g("TILEJIT_GEMM_CONFIG", "puzzle33"), h("TILEJIT_ALWAYS_COMPILE", "1"), i("TILEJIT_DUMP_DIR", "/tmp/d"),
-      j("TILEJIT_PDL", "0");
+      j("TILEJIT_PDL", "0"), k("TILEJIT_AUTOTUNE", "on");
   auto s = util::Settings::from_environment();
   EXPECT_EQ(s.cache_dir, "/tmp/c");
   EXPECT_EQ(s.cache, util::CacheMode::readonly);
@@ -70,9 +71,12 @@ TEST(Settings, ReadsEveryVariable) {
   EXPECT_TRUE(s.always_compile);
   EXPECT_EQ(s.dump_dir, "/tmp/d");
   EXPECT_FALSE(s.programmatic_launch);
+  EXPECT_EQ(s.autotune, util::AutotuneMode::on);
   int from_env = 0;
   for (const auto& row : s.rows) from_env += row.from_environment;
-  EXPECT_EQ(from_env, 10);
+  EXPECT_EQ(from_env, 11);
+  ScopedEnv off("TILEJIT_AUTOTUNE", "off");
+  EXPECT_EQ(util::Settings::from_environment().autotune, util::AutotuneMode::off);
 }
 
 struct BadVar {
@@ -105,6 +109,8 @@ INSTANTIATE_TEST_SUITE_P(Values, RejectsBadValue,
                                            BadVar{"TILEJIT_LOG_LEVEL", "loud", "trace, debug"},
                                            BadVar{"TILEJIT_ALWAYS_COMPILE", "sometimes", "1/on/true"},
                                            BadVar{"TILEJIT_PDL", "perhaps", "1/on/true"},
+                                           BadVar{"TILEJIT_AUTOTUNE", "yes", "off (the heuristic only), cached"},
+                                           BadVar{"TILEJIT_AUTOTUNE", "ON", "off (the heuristic only), cached"},
                                            BadVar{"TILEJIT_GEMM_CONFIG", "mma:12x", "KIND:BMxBNxBK:WMxWN:STAGES"},
                                            BadVar{"TILEJIT_GEMM_CONFIG", "wgmma:128x256x64:64x256:4:zz", "not an extra part"}),
                          [](const auto& param_info) { return "value" + std::to_string(param_info.index); });

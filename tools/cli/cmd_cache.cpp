@@ -20,7 +20,7 @@ using tooling::CacheDirectory;
 
 struct CacheArgs {
   bool json = false;
-  std::string kernel, arch, key, file, max_size;
+  std::string kernel, arch, key, file, max_size, kind;
   double older_than_days = -1;
   bool source = false, sass = false, fix = false;
 };
@@ -62,6 +62,11 @@ nlohmann::json entry_json(const tooling::CacheEntry& e) {
               {"name_expressions", m.name_expressions}, {"symbols", m.lowered_names},
               {"arch", m.arch},             {"nvrtc", m.nvrtc_version}, {"options", m.options},
               {"compile_ms", m.compile_ms}, {"created", iso_time(m.created_unix)}, {"cubin_bytes", e.cubin.size()}});
+    if (m.family == "tuning") {
+      // The payload is the tuning record (JSON) in place of a cubin.
+      j.erase("cubin_bytes");
+      j["tuning"] = nlohmann::json::parse(e.cubin, nullptr, false);
+    }
   }
   return j;
 }
@@ -107,7 +112,16 @@ int cache_zero_stats() {
   return 0;
 }
 
+// --kind: kernels (every compiled program), tuning (GEMM tuning results) or all.
+bool of_kind(const tooling::CacheEntry& e, const std::string& kind) {
+  if (kind.empty() || kind == "all") return true;
+  const bool tuning = e.valid && e.meta.family == "tuning";
+  return kind == "tuning" ? tuning : !tuning;
+}
+
 int cache_list(const CacheArgs& a) {
+  if (!a.kind.empty() && a.kind != "all" && a.kind != "kernels" && a.kind != "tuning")
+    throw InvalidArgument(fmt::format("cache list --kind '{}': expected kernels, tuning or all", a.kind));
   auto cache = open_cache();
   nlohmann::json rows = nlohmann::json::array();
   std::vector<tooling::CacheEntry> shown;
@@ -116,6 +130,7 @@ int cache_list(const CacheArgs& a) {
                                            e.meta.family != a.kernel)))
       continue;
     if (!a.arch.empty() && (!e.valid || e.meta.arch != a.arch)) continue;
+    if (!of_kind(e, a.kind)) continue;
     rows.push_back(entry_json(e));
     shown.push_back(std::move(e));
   }
@@ -131,8 +146,10 @@ int cache_list(const CacheArgs& a) {
       continue;
     }
     const auto& m = e.meta;
+    const std::string what = m.family == "tuning" ? fmt::format("{} -> {}", fmt::join(m.name_expressions, ", "), m.config)
+                                                  : fmt::format("{}", fmt::join(m.name_expressions, ", "));
     fmt::print("{:<12} {:<40} {:<22} {:<7} {:>9} {:<20} {:>5}  {}\n", e.key.substr(0, 12), m.program_name, m.dtypes, m.arch,
-               tooling::format_size(e.bytes), iso_time(e.last_used_unix), e.hits, fmt::join(m.name_expressions, ", "));
+               tooling::format_size(e.bytes), iso_time(e.last_used_unix), e.hits, what);
   }
   fmt::print("{} entr{}\n", shown.size(), shown.size() == 1 ? "y" : "ies");
   return 0;
@@ -157,6 +174,26 @@ int cache_show(const CacheArgs& a) {
     return kExitFailure;
   }
   const auto& m = e.meta;
+  if (m.family == "tuning") {
+    // A GEMM tuning result: its class, choice and every candidate's time.
+    const auto r = nlohmann::json::parse(e.cubin, nullptr, false);
+    fmt::print("key            {}\nfile           {}\nfamily         tuning (GEMM)\nclass          {}\ndtypes         {}\narch           {}\n", e.key,
+               e.path.string(), fmt::join(m.name_expressions, ", "), m.dtypes, m.arch);
+    if (r.is_discarded() || !r.is_object()) {
+      fmt::print("payload        not a tuning record\n");
+      return kExitFailure;
+    }
+    fmt::print("measured on    {}x{}x{} batch {}\nheuristic      {}\nchosen         {} ({})\ncreated        {}\nlast used      {}\nhits           {}\n",
+               r.value("m", 0), r.value("n", 0), r.value("k", 0), r.value("batch", 1), r.value("heuristic", ""), r.value("chosen", ""),
+               r.value("why", ""), iso_time(m.created_unix), iso_time(e.last_used_unix), e.hits);
+    fmt::print("--- candidates ---\n");
+    for (const auto& x : r.value("measurements", nlohmann::json::array()))
+      fmt::print("{:<44} {}\n", x.value("config", ""),
+                 x.value("ok", false) ? fmt::format("{:.4f} ms  (measured {})", x.value("ms", 0.0), iso_time(x.value("measured_unix", std::int64_t{0})))
+                                      : "FAILED: " + x.value("error", std::string()));
+    if (a.source) fmt::print("--- key ---\n{}", e.key_text);
+    return 0;
+  }
   fmt::print("key            {}\nfile           {}\nkernel         {}\nfamily         {}\ninstantiation  {}\nsymbol         {}\n", e.key,
              e.path.string(), m.program_name, m.family, fmt::join(m.name_expressions, ", "), fmt::join(m.lowered_names, ", "));
   fmt::print("dtypes         {}\nconfig         {}\narch           {}\nnvrtc          {}\noptions        {}\n", m.dtypes, m.config, m.arch,
@@ -312,11 +349,12 @@ void register_cache(CLI::App& app, Action& action) {
   list->add_flag("--json", a->json, "Print JSON");
   list->add_option("--kernel", a->kernel, "Only kernels whose name contains this (or of this family)");
   list->add_option("--arch", a->arch, "Only entries for this architecture");
+  list->add_option("--kind", a->kind, "kernels (compiled programs), tuning (GEMM tuning results) or all (default)");
   on(list, cache_list);
   CLI::App* show = cache->add_subcommand("show", "One entry's metadata and options");
   show->add_option("key", a->key, "The entry's key (a unique prefix is enough)")->required();
   show->add_flag("--json", a->json, "Print JSON");
-  show->add_flag("--source", a->source, "Print the instantiated source");
+  show->add_flag("--source", a->source, "Print the instantiated source (a tuning entry: its key text)");
   show->add_flag("--sass", a->sass, "Disassemble the cubin with cuobjdump (when it is installed)");
   on(show, cache_show);
   CLI::App* verify = cache->add_subcommand("verify", "Check every entry; exit 1 if any is bad (and not fixed)");

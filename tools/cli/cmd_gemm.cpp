@@ -1,6 +1,7 @@
 // `tilejit gemm`, `tilejit compile gemm`, `tilejit bench gemm`, `tilejit bench puzzle33`.
 #include "commands.hpp"
 #include "cublas.hpp"
+#include "gemm_args.hpp"
 #include "gemm_case.hpp"
 #include "gpu_timing.hpp"
 #include "op_from_expr.hpp"
@@ -26,104 +27,15 @@
 namespace tilejit::cli {
 namespace {
 
-struct GemmArgs {
-  std::int64_t m = 1024, n = 1024, k = 1024, batch = 1;
-  std::string dtype = "bf16", b_dtype, out_dtype, layout = "NN", config, math = "exact", act = "none", arch, shapes, out;
-  float alpha = 1.f, beta = 0.f;
-  bool bias = false, check = false, bench = false, source = false;
-  bool block_scales = false;  // 8-bit inputs: scales per block of 128 along K (ScaleMode::blocks)
-  int runs = 0;    // 0: the method's default (synced 20 launches, stream and graph 5 groups)
-  int rounds = 1;  // bench gemm: passes over every shape and layout, each timed anew
-  std::string method = "stream";  // bench gemm: stream, graph or synced
-  std::string lt_accum = "fast";  // bench gemm, 8-bit inputs: cuBLASLt's accumulation (fast or precise)
-  double group_ms = 50;           // bench gemm, stream and graph: about this much work per timed group
-  // An epilogue body (gemm, compile gemm) or several (bench gemm; "none": no epilogue), and its scalars.
-  std::vector<std::string> epilogues;
-  std::vector<std::string> scalars;
-};
-
-Layout layout_of(char c, const std::string& all) {
-  if (c == 'N' || c == 'n') return Layout::row_major;
-  if (c == 'T' || c == 't') return Layout::col_major;
-  throw InvalidArgument(fmt::format("layout '{}': expected two letters of N (row-major) and T (column-major), for A then B", all));
-}
-
-Activation activation_of(const std::string& s) {
-  if (s == "none") return Activation::none;
-  if (s == "relu") return Activation::relu;
-  if (s == "gelu") return Activation::gelu;
-  if (s == "silu") return Activation::silu;
-  throw InvalidArgument(fmt::format("activation '{}': expected none, relu, gelu or silu", s));
-}
-
-// A layout is two letters, A's then B's (N row-major, T column-major), and optionally ":r" or ":c"
-// for D (row-major by default): "NT", "TN:c".
-Layout d_layout_of(const std::string& layout) {
-  if (layout.size() == 2 || layout.substr(2) == ":r") return Layout::row_major;
-  if (layout.substr(2) == ":c") return Layout::col_major;
-  throw InvalidArgument(fmt::format("layout '{}': expected two letters of N (row-major) and T (column-major), for A then B, and "
-                                    "optionally :r or :c for D (row- or column-major; default :r)",
-                                    layout));
-}
-
-GemmProblem problem_of(const GemmArgs& a, const std::string& layout) {
-  if (layout.size() < 2) layout_of('?', layout);
-  const Layout d_layout = d_layout_of(layout);
-  GemmProblem p;
-  p.m = a.m, p.n = a.n, p.k = a.k, p.batch = a.batch;
-  const DType in = parse_dtype(a.dtype), in_b = a.b_dtype.empty() ? in : parse_dtype(a.b_dtype);
-  const DType out = !a.out_dtype.empty() ? parse_dtype(a.out_dtype) : dtype_size(in) == 1 ? DType::bf16 : in;
-  p.a = {0, in, layout_of(layout[0], layout)};
-  p.b = {0, in_b, layout_of(layout[1], layout)};
-  p.d = {0, out, d_layout};
-  if (a.batch > 1) {
-    p.a.batch_stride = a.m * a.k;
-    p.b.batch_stride = a.k * a.n;
-    p.d.batch_stride = a.m * a.n;
-  }
-  p.c = p.d;
-  p.alpha = a.alpha, p.beta = a.beta;
-  if (a.block_scales) p.scale_mode = ScaleMode::blocks;
-  if (a.math == "tf32") p.math = MathMode::tf32;
-  else if (a.math != "exact") throw InvalidArgument(fmt::format("--math '{}': expected exact or tf32", a.math));
-  p.epilogue.activation = activation_of(a.act);
-  p.epilogue.bias_dtype = DType::f32;
-  if (a.epilogues.size() > 1) throw InvalidArgument("--epilogue: one body here (bench gemm takes several)");
-  if (!a.epilogues.empty() && a.epilogues[0] != "none") {
-    if (a.bias || a.act != "none")
-      throw InvalidArgument("--epilogue: write the bias and the activation in the body (e.g. 'd = gelu(acc + bias[n])'), not --bias / --act");
-    p.epilogue = tooling::gemm_epilogue_from_body(a.epilogues[0], out, parse_scalars(a.scalars));
-  }
-  return p;
-}
-
-// Stand-in pointers with 256-byte alignment, as cuMemAlloc gives (they select the 16-byte copies),
-// for compiling or validating without a device: outputs apart from the inputs.
-void with_stand_in_pointers(GemmProblem& p, bool bias) {
-  p.a.ptr = p.b.ptr = p.d.ptr = p.c.ptr = 1 << 20;
-  if (p.scale_mode == ScaleMode::blocks) p.scale_a = p.scale_b = 1 << 22;
-  if (bias) p.epilogue.bias = 1 << 20;
-  for (auto& v : p.epilogue.vectors) v.ptr = 1 << 20;
-  for (auto& x : p.epilogue.inputs) x.matrix.ptr = 1 << 20;
-  for (auto& x : p.epilogue.outputs) x.matrix.ptr = 1 << 21;
-}
-
-std::optional<GemmConfig> config_of(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  return GemmConfig::parse(s);
-}
-
-double tflops(double flops, double ms) { return flops / (ms * 1e-3) / 1e12; }
-
 int run_gemm(const GemmArgs& a) {
   Runtime rt;
   if (!require_device(rt, "gemm")) return kExitFailure;
   GemmCase gc(rt, problem_of(a, a.layout), a.bias, static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   auto cfg = config_of(a.config);
   GemmPlan plan = cfg ? rt.plan_gemm(gc.problem, *cfg) : rt.plan_gemm(gc.problem);
-  fmt::print("gemm {}x{}x{} batch {} {}{} {} -> {}  config {}  on {}\n", a.m, a.n, a.k, a.batch, a.dtype,
+  fmt::print("gemm {}x{}x{} batch {} {}{} {} -> {}  config {} ({})  on {}\n", a.m, a.n, a.k, a.batch, a.dtype,
              a.b_dtype.empty() ? std::string() : " x " + a.b_dtype, a.layout,
-             dtype_name(gc.problem.d.dtype), plan.config().to_string(), rt.device_info().name);
+             dtype_name(gc.problem.d.dtype), plan.config().to_string(), config_origin_name(plan.config_origin()), rt.device_info().name);
   plan.run();
   rt.synchronize();
   bool ok = true;
@@ -154,41 +66,6 @@ int compile_gemm_cmd(const GemmArgs& a) {
   if (a.source) fmt::print("options   {}\n--- source ---\n{}", fmt::join(info.options, " "), info.source);
   return 0;
 }
-
-std::vector<std::array<std::int64_t, 3>> parse_shapes(const std::string& s) {
-  std::vector<std::array<std::int64_t, 3>> out;
-  std::size_t start = 0;
-  while (start < s.size()) {
-    std::size_t comma = s.find(',', start);
-    std::string one = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    std::array<std::int64_t, 3> v{};
-    if (std::sscanf(one.c_str(), "%ldx%ldx%ld", &v[0], &v[1], &v[2]) != 3)
-      throw InvalidArgument(fmt::format("--shapes: '{}' is not MxNxK", one));
-    out.push_back(v);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
-// A progress line on stderr when it is a terminal (the bench runs for minutes): rewritten in place,
-// cleared before each result row goes to stdout.
-class Progress {
- public:
-  explicit Progress(int total) : total_(total), on_(isatty(fileno(stderr)) != 0) {}
-  void show(const std::string& what) {
-    if (!on_) return;
-    std::fprintf(stderr, "\r\033[K[%d/%d] %s", ++done_, total_, what.c_str());
-    std::fflush(stderr);
-  }
-  void clear() const {
-    if (on_) std::fprintf(stderr, "\r\033[K");
-  }
-
- private:
-  int total_, done_ = 0;
-  bool on_;
-};
 
 int bench_gemm(const GemmArgs& a) {
   if (a.rounds < 1) throw InvalidArgument(fmt::format("--rounds {}: expected 1 or more passes", a.rounds));
@@ -227,12 +104,8 @@ int bench_gemm(const GemmArgs& a) {
   if (!require_device(rt, "bench gemm")) return kExitFailure;
   Cublas cublas;
   // A stream of its own: the legacy default stream cannot be captured into a graph.
-  CUstream stream = nullptr;
-  tooling::check(tooling::driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  struct StreamGuard {
-    CUstream s;
-    ~StreamGuard() { tooling::driver().cuStreamDestroy(s); }
-  } guard{stream};
+  const OwnStream own_stream;
+  const CUstream stream = own_stream.get();
   MethodOptions mo;
   mo.group_ms = a.group_ms;
   mo.groups = a.runs > 0 ? a.runs : method == TimingMethod::synced ? 20 : 5;
@@ -274,7 +147,7 @@ int bench_gemm(const GemmArgs& a) {
     std::unique_ptr<GemmPlan> plan;
     std::vector<double> ours_ms, ref_ms;
   };
-  Progress progress(static_cast<int>(shapes.size() * layouts.size() * configs.size() * epilogues.size()) *
+  ProgressLine progress(static_cast<int>(shapes.size() * layouts.size() * configs.size() * epilogues.size()) *
                     (a.rounds > 1 ? a.rounds + 1 : 1));
   auto time_round = [&](Case& c) {
     progress.show(fmt::format("{} {} {}: timing", c.shape, c.layout, c.config));
@@ -477,20 +350,6 @@ int bench_puzzle33(const GemmArgs& a) {
   fmt::print("best tf32: {} at {:.4f} ms = {:.1f}x faster than puzzle33-tiled; best exact fp32: {} at {:.4f} ms\n", best_tf32,
              best_tf32_ms, tiled_ms / best_tf32_ms, best_exact, best_exact_ms);
   return ok ? 0 : kExitFailure;
-}
-
-void add_problem_options(CLI::App* c, GemmArgs& a) {
-  c->add_option("--m", a.m, "Rows of A and D");
-  c->add_option("--n", a.n, "Columns of B and D");
-  c->add_option("--k", a.k, "Columns of A, rows of B");
-  c->add_option("--dtype,-t", a.dtype, "Input dtype: f32, f16, bf16, or the 8-bit e4m3, e5m2 (Hopper)");
-  c->add_option("--b-dtype", a.b_dtype, "B's dtype where it differs from A's (8-bit: e4m3 with e5m2)");
-  c->add_option("--out-dtype", a.out_dtype, "D's dtype (default: the input dtype; bf16 for 8-bit inputs)");
-  c->add_flag("--block-scales", a.block_scales,
-              "8-bit inputs: scales per block of 128 along K (A per row, B per 128 x 128 block) instead of per tensor");
-  c->add_option("--layout,-l", a.layout, "A then B: N row-major, T column-major (NN, NT, TN, TT), optionally :c for a column-major D");
-  c->add_option("--config,-c", a.config, "KIND:BMxBNxBK:WMxWN:STAGES or a preset (default: heuristic)");
-  c->add_option("--math", a.math, "f32 inputs: exact (SIMT) or tf32 (tensor cores)");
 }
 
 }  // namespace

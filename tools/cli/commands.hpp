@@ -42,5 +42,6 @@ void register_bench(CLI::App& bench, Action& action);
 void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& action);
 void register_cache(CLI::App& app, Action& action);
 void register_kernel(CLI::App& compile, Action& action);
+void register_tune(CLI::App& app, Action& action);
 
 }  // namespace tilejit::cli

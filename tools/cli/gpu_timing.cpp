@@ -174,6 +174,9 @@ std::pair<Timing, Timing> time_methods_pair(TimingMethod method, const std::func
   return {summarise(std::move(ms_a)), summarise(std::move(ms_b))};
 }
 
+OwnStream::OwnStream() { check(driver().cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate"); }
+OwnStream::~OwnStream() { driver().cuStreamDestroy(stream_); }
+
 double copy_bandwidth_gbs(std::size_t bytes, CUstream stream) {
   const auto& api = driver();
   CUdeviceptr src = 0, dst = 0;

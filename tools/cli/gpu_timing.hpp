@@ -50,6 +50,20 @@ struct MethodOptions {
 std::pair<Timing, Timing> time_methods_pair(TimingMethod method, const std::function<void(CUstream)>& a,
                                             const std::function<void(CUstream)>& b, CUstream stream, const MethodOptions& options);
 
+// A non-blocking stream of the current context, destroyed with the object (the legacy default
+// stream cannot be captured into a graph).
+class OwnStream {
+ public:
+  OwnStream();
+  ~OwnStream();
+  OwnStream(const OwnStream&) = delete;
+  OwnStream& operator=(const OwnStream&) = delete;
+  CUstream get() const noexcept { return stream_; }
+
+ private:
+  CUstream stream_ = nullptr;
+};
+
 // Device-to-device copy bandwidth (bytes read + written per second, in GB/s) over `bytes`,
 // timed with the same method; allocates two buffers of that size for the duration.
 double copy_bandwidth_gbs(std::size_t bytes, CUstream stream);

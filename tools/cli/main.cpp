@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   cli::register_bench(*bench, action);
   cli::register_gemm(app, *compile, *bench, action);
   cli::register_cache(app, action);
+  cli::register_tune(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -16,9 +16,10 @@ namespace {
 
 class Progress {
  public:
-  explicit Progress(std::size_t total) : total_(total), terminal_(::isatty(STDOUT_FILENO)) {}
+  Progress(std::size_t total, bool on) : total_(total), terminal_(::isatty(STDOUT_FILENO)), on_(on) {}
   void done(const CompileOutcome& o) {
     ++done_;
+    if (!on_) return;
     std::string what = o.info ? (o.info->from_cache ? std::string("cached") : fmt::format("{:.0f} ms", o.info->compile_ms)) : "FAILED";
     if (terminal_) {
       const int width = 30;
@@ -34,14 +35,14 @@ class Progress {
 
  private:
   std::size_t total_, done_ = 0;
-  bool terminal_;
+  bool terminal_, on_;
 };
 
 // Worker processes rather than threads: NVRTC compiles in threads of one process contend with each
 // other (on the H200 machine 32 kernels took 4.5 s on one thread and no less than 1.6 s on 4 to 16).
 // Each child compiles every k-th job (its results land in the disk cache) and reports one line per
 // job through a pipe: index, status, compile ms, cached flag, error text.
-std::vector<CompileOutcome> run_in_processes(const std::vector<CompileJob>& jobs, int workers) {
+std::vector<CompileOutcome> run_in_processes(const std::vector<CompileJob>& jobs, int workers, bool show) {
   std::vector<CompileOutcome> out(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) out[i].label = jobs[i].label;
   std::fflush(stdout);
@@ -83,7 +84,7 @@ std::vector<CompileOutcome> run_in_processes(const std::vector<CompileJob>& jobs
     pids.push_back(pid);
     fds.push_back(p[0]);
   }
-  Progress progress(jobs.size());
+  Progress progress(jobs.size(), show);
   std::vector<std::string> buffers(fds.size());
   std::vector<pollfd> polls;
   for (int fd : fds) polls.push_back({fd, POLLIN, 0});
@@ -142,12 +143,13 @@ std::vector<CompileOutcome> run_in_processes(const std::vector<CompileJob>& jobs
 
 }  // namespace
 
-std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int workers) {
+std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int workers, bool show) {
+  if (jobs.empty()) return {};
   if (workers <= 0) workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   workers = std::min<int>(workers, static_cast<int>(jobs.size()));
-  if (workers > 1) return run_in_processes(jobs, workers);
+  if (workers > 1) return run_in_processes(jobs, workers, show);
   std::vector<CompileOutcome> out(jobs.size());
-  Progress progress(jobs.size());
+  Progress progress(jobs.size(), show);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     out[i].label = jobs[i].label;
     try {

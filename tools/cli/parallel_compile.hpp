@@ -23,7 +23,8 @@ struct CompileOutcome {
 };
 
 // Runs the jobs on `workers` worker processes (0: one per core; 1: in this process) and returns their
-// outcomes in job order. Workers publish to the disk cache; only a summary comes back.
-std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int workers);
+// outcomes in job order. Workers publish to the disk cache; only a summary comes back. `progress`:
+// a bar on a terminal, a line per kernel otherwise (on stdout); false: nothing printed.
+std::vector<CompileOutcome> run_compile_jobs(const std::vector<CompileJob>& jobs, int workers, bool progress = true);
 
 }  // namespace tilejit::cli

@@ -1,5 +1,6 @@
 // GEMM: problem validation, code generation, plans and the launch path.
 #include "ops/gemm/gemm_internal.hpp"
+#include "ops/gemm/gemm_tuning.hpp"
 #include "ops/gemm/wgmma_launch.hpp"
 
 #include "jit/driver.hpp"
@@ -28,18 +29,7 @@ namespace {
 
 bool is_gemm_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
 
-// The bytes from r.ptr to the end of the last of `batch` rows x cols matrices, or -1 when that does not
-// fit in 64 bits.
-std::int64_t span_bytes(const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
-  if (rows <= 0 || cols <= 0) return 0;
-  const std::int64_t lines = r.layout == Layout::row_major ? rows : cols, line = r.layout == Layout::row_major ? cols : rows;
-  std::int64_t elements = 0, batch_span = 0, bytes = 0;
-  const bool overflow = __builtin_mul_overflow(lines - 1, r.ld, &elements) || __builtin_add_overflow(elements, line, &elements) ||
-                        __builtin_mul_overflow(batch - 1, r.batch_stride, &batch_span) ||
-                        __builtin_add_overflow(elements, batch_span, &elements) ||
-                        __builtin_mul_overflow(elements, static_cast<std::int64_t>(dtype_size(r.dtype)), &bytes);
-  return overflow ? -1 : bytes;
-}
+using ops::matrix_span_bytes;
 
 // Rows and columns of an operand as stored: A is m x k, B k x n, C and D m x n.
 // A and B may be 8-bit floats (e4m3, e5m2), and D with 8-bit inputs (eight_bit_d); C not.
@@ -60,7 +50,7 @@ void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::
   // The bytes the matrices of a batch span, computed without overflow: a span past 2^48 bytes (256 TiB,
   // more than any device holds) or past the end of the address space is a mistake, never a launch.
   if (needed && rows > 0 && cols > 0) {
-    const std::int64_t bytes = span_bytes(r, rows, cols, batch);
+    const std::int64_t bytes = matrix_span_bytes(r, rows, cols, batch);
     if (bytes < 0 || bytes > (std::int64_t{1} << 48) || r.ptr > ~CUdeviceptr{0} - static_cast<CUdeviceptr>(bytes))
       throw InvalidArgument(fmt::format("GEMM {}: a {}-major {}x{} matrix with leading dimension {} and batch stride {} ({} of "
                                         "them) spans more than 2^48 bytes or runs past the end of the address space",
@@ -73,6 +63,19 @@ void check_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::
 }  // namespace
 
 namespace ops {
+
+// The bytes from r.ptr to the end of the last of `batch` rows x cols matrices, or -1 when that does not
+// fit in 64 bits.
+std::int64_t matrix_span_bytes(const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
+  if (rows <= 0 || cols <= 0) return 0;
+  const std::int64_t lines = r.layout == Layout::row_major ? rows : cols, line = r.layout == Layout::row_major ? cols : rows;
+  std::int64_t elements = 0, batch_span = 0, bytes = 0;
+  const bool overflow = __builtin_mul_overflow(lines - 1, r.ld, &elements) || __builtin_add_overflow(elements, line, &elements) ||
+                        __builtin_mul_overflow(batch - 1, r.batch_stride, &batch_span) ||
+                        __builtin_add_overflow(elements, batch_span, &elements) ||
+                        __builtin_mul_overflow(elements, static_cast<std::int64_t>(dtype_size(r.dtype)), &bytes);
+  return overflow ? -1 : bytes;
+}
 
 void check_gemm_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed) {
   check_matrix(name, r, rows, cols, batch, needed);
@@ -126,16 +129,16 @@ void check_outputs_apart(const GemmProblem& p) {
   auto overlap = [](CUdeviceptr a, std::int64_t a_bytes, CUdeviceptr b, std::int64_t b_bytes) {
     return a_bytes > 0 && b_bytes > 0 && a < b + static_cast<CUdeviceptr>(b_bytes) && b < a + static_cast<CUdeviceptr>(a_bytes);
   };
-  const std::int64_t d_bytes = span_bytes(p.d, p.m, p.n, p.batch);
+  const std::int64_t d_bytes = matrix_span_bytes(p.d, p.m, p.n, p.batch);
   struct Input {
     const char* name;
     CUdeviceptr ptr;
     std::int64_t bytes;
   };
   const Input inputs[] = {
-      {"A", p.a.ptr, p.k > 0 ? span_bytes(p.a, p.m, p.k, p.batch) : 0},
-      {"B", p.b.ptr, p.k > 0 ? span_bytes(p.b, p.k, p.n, p.batch) : 0},
-      {"C", p.c.ptr, p.beta != 0.f && p.c.ptr != p.d.ptr ? span_bytes(p.c, p.m, p.n, p.batch) : 0},
+      {"A", p.a.ptr, p.k > 0 ? matrix_span_bytes(p.a, p.m, p.k, p.batch) : 0},
+      {"B", p.b.ptr, p.k > 0 ? matrix_span_bytes(p.b, p.k, p.n, p.batch) : 0},
+      {"C", p.c.ptr, p.beta != 0.f && p.c.ptr != p.d.ptr ? matrix_span_bytes(p.c, p.m, p.n, p.batch) : 0},
       {"the bias", p.epilogue.bias, p.epilogue.bias ? p.n * static_cast<std::int64_t>(dtype_size(p.epilogue.bias_dtype)) : 0},
       {"scale_a", p.scale_a, !p.scale_a ? 0 : p.scale_mode == ScaleMode::blocks ? (p.k + 127) / 128 * p.m * p.batch * 4 : 4},
       {"scale_b", p.scale_b, !p.scale_b ? 0 : p.scale_mode == ScaleMode::blocks ? (p.k + 127) / 128 * ((p.n + 127) / 128) * p.batch * 4 : 4},
@@ -302,6 +305,7 @@ struct GemmPlanState {
   GemmProblem problem;         // normalized, as the user gave it
   GemmProblem kernel_problem;  // what the kernel computes: `problem`, or with config.swap_ab its transpose
   GemmConfig config;
+  GemmConfigOrigin origin = GemmConfigOrigin::heuristic;
   std::string target;   // the arch kernels compile for (sm_90a for wgmma)
   int smem = 0;
   ops::GemmParams params{};
@@ -384,8 +388,10 @@ void put_run_values(ops::GemmParams& q, const GemmProblem& p) {
 std::shared_ptr<detail::GemmPlanState> finish_gemm_plan(const std::shared_ptr<jit::Context>& rt, std::shared_ptr<detail::GemmPlanState> s,
                                                         const std::function<int()>& device_sms);
 
+// `may_tune`: with TILEJIT_AUTOTUNE=on a class without a tuning result is tuned now (plans that
+// will launch; compile-only requests never launch anything).
 std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<jit::Context>& rt, const GemmProblem& in,
-                                                      const GemmConfig* forced) {
+                                                      const GemmConfig* forced, bool may_tune) {
   validate_gemm(in);
   auto s = std::make_shared<detail::GemmPlanState>();
   s->rt = rt;
@@ -396,15 +402,23 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<jit:
   const std::string arch_specific = rt->arch(true);
   // Asked only when needed: a forced configuration compiled for an explicit arch touches no device.
   auto device_sms = [&] { return rt->device_state().ok ? rt->device_state().info.multiprocessors : 132; };
+  std::string tuned_why;
   if (forced) {
     s->config = *forced;
+    s->origin = GemmConfigOrigin::given;
   } else if (rt->settings.gemm_config) {
     try {
       s->config = GemmConfig::parse(*rt->settings.gemm_config);
     } catch (const InvalidArgument& e) {
       throw InvalidArgument(fmt::format("TILEJIT_GEMM_CONFIG: {}", e.what()));
     }
+    s->origin = GemmConfigOrigin::environment;
     util::log().debug("GEMM {}x{}x{}: config {} forced by TILEJIT_GEMM_CONFIG", p.m, p.n, p.k, s->config.to_string());
+  } else if (auto tuned = ops::tuned_gemm_config(rt, p, may_tune, &tuned_why)) {
+    s->config = *tuned;
+    s->origin = GemmConfigOrigin::tuned;
+    util::log().debug("GEMM {}x{}x{} {} {}{}: config {} from tuning ({})", p.m, p.n, p.k, dtype_name(p.a.dtype), layout_name(p.a.layout),
+                      layout_name(p.b.layout), s->config.to_string(), tuned_why);
   } else {
     std::string why;
     s->config = choose_gemm_config(p, arch_specific, device_sms(), &why);
@@ -555,13 +569,14 @@ void GemmPlan::run(const GemmPointers& pointers, CUstream stream) const {
 }
 
 const GemmConfig& GemmPlan::config() const { return state_->config; }
+GemmConfigOrigin GemmPlan::config_origin() const { return state_->origin; }
 const GemmProblem& GemmPlan::problem() const { return state_->problem; }
 
 namespace ops {
 
 std::shared_ptr<detail::GemmPlanState> make_prepared_gemm_plan(const std::shared_ptr<jit::Context>& jit, const GemmProblem& problem,
                                                                const GemmConfig* config) {
-  auto s = make_gemm_plan(jit, problem, config);
+  auto s = make_gemm_plan(jit, problem, config, true);
   s->prepare();
   return s;
 }
@@ -578,10 +593,12 @@ void GemmPlans::run(const std::shared_ptr<jit::Context>& jit, const GemmProblem&
     if (it != plans_.end()) state = it->second;
   }
   if (!state) {
-    state = make_gemm_plan(jit, problem, nullptr);  // validation and configuration only
-    if (jit->device_state().ok) {
-      // A new plan compiles or loads its kernel and may allocate workspaces: not while the stream is
-      // being captured into a CUDA graph (the capture would break). Refused before anything happens.
+    validate_gemm(problem);  // bad input is said as such, during a capture too
+    const bool device = jit->device_state().ok;
+    if (device) {
+      // A new plan compiles or loads its kernel and may allocate workspaces (and, with
+      // TILEJIT_AUTOTUNE=on, tune): not while the stream is being captured into a CUDA graph (the
+      // capture would break). Refused before anything happens.
       jit::make_current(jit->context(), jit->device_ordinal);
       CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
       jit::check(jit::driver().cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing", jit->device_ordinal, "Runtime::gemm");
@@ -590,8 +607,9 @@ void GemmPlans::run(const std::shared_ptr<jit::Context>& jit, const GemmProblem&
                                           "allocate workspace, which cannot happen while the stream is being captured into a CUDA graph; "
                                           "call it once before capturing, or capture a plan made with plan_gemm (nothing was captured)",
                                           problem.m, problem.n, problem.k));
-      state->prepare();
     }
+    state = make_gemm_plan(jit, problem, nullptr, true);  // validation and configuration
+    if (device) state->prepare();
     std::lock_guard lock(mutex_);
     if (plans_.size() >= kMax) {
       util::log().debug("Runtime::gemm: {} plans kept; starting over", plans_.size());
@@ -610,7 +628,7 @@ std::size_t GemmPlans::size() const {
 }
 
 CompiledKernelInfo compile_gemm(const std::shared_ptr<jit::Context>& jit, const GemmProblem& problem, const GemmConfig* config) {
-  auto s = make_gemm_plan(jit, problem, config);
+  auto s = make_gemm_plan(jit, problem, config, false);
   return jit::compile_program(*jit, s->request(s->own, s->arch()));
 }
 

@@ -52,6 +52,9 @@ void check_normalized_operands(const GemmProblem& p);
 // `cols`; throws InvalidArgument naming it. `needed`: it is read or written (its pointer must be set).
 void check_gemm_matrix(const char* name, const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch, bool needed);
 
+// The bytes from r.ptr to the end of the last of `batch` rows x cols matrices (r.ld resolved), or -1
+// when that does not fit in 64 bits.
+std::int64_t matrix_span_bytes(const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch);
 // A problem with its leading dimensions resolved (0 -> tight) and its C defaulted to D.
 GemmProblem normalized(const GemmProblem& p);
 // At launch, with real pointers, for a normalized problem (a plan's, with one run's pointers): D
@@ -154,4 +157,11 @@ class GemmPlans {
 };
 
 }  // namespace ops
+
+namespace detail {
+// For the ops that run plans of their own (the tuner): a public GemmPlan around a plan state.
+struct GemmPlanAccess {
+  static GemmPlan make(std::shared_ptr<GemmPlanState> s) { return GemmPlan(std::move(s)); }
+};
+}  // namespace detail
 }  // namespace tilejit
