@@ -301,6 +301,46 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
   if (smem > limit) broken(c, fmt::format("it needs {} bytes of shared memory, more than the {} an {} block may use", smem, limit, arch));
 }
 
+namespace {
+// Full waves of `sms` that the tiles of c need (the last one counts whole: an SM that runs one tile
+// fewer waits the same).
+long long waves(const GemmProblem& p, const GemmConfig& c, int sms, long long batches) {
+  const long long tiles = ((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn) * batches;
+  return (tiles + sms - 1) / std::max(sms, 1);
+}
+
+// Wave quantization: of 128x256, 128x192 and 128x128 tiles (16-bit inputs), the one whose waves cost
+// least, each wave weighed by what one tile of that shape takes (per-tile times relative to 128x128
+// measured on the H200: 128x256 1.93x, 128x192 1.46x). Tuning found it (2026-12-02, tuned against
+// the heuristic's 128x256 or 128x128, bf16 NT / f16 NN): 3072^3 1.39x, 1536^3 1.32x, 1536x1536x6144
+// 1.48x, 768x3072x768 1.30x, 512x11008x4096 1.35x with 128x192 or 128x128 tiles. Another shape
+// replaces c only when its waves are predicted at least 10% cheaper: the large shapes the rest of
+// the heuristic was measured on (4096^3 to 8192^3, 12288x4096x4096, 4095^3) keep 128x256.
+GemmConfig fewer_waves_tile(const GemmConfig& c, const GemmProblem& p, const std::string& arch, int sms, long long batches) {
+  auto cost = [&](const GemmConfig& t) {
+    const double per_tile = t.bn == 256 ? 32768 : t.bn == 192 ? 24824 : 16979;
+    return per_tile * static_cast<double>(waves(p, t, sms, batches));
+  };
+  const double mine = cost(c);
+  GemmConfig best = c;
+  double best_cost = mine;
+  for (const int bn : {256, 192, 128}) {
+    if (bn == c.bn) continue;
+    GemmConfig t = c;
+    t.bn = t.wn = bn, t.stages = 4;
+    if (cost(t) > 0.9 * mine || cost(t) >= best_cost) continue;
+    try {
+      const GemmProblem q = ops::wgmma_kernel_problem(t, p);
+      validate_wgmma_config(t, q, arch);
+      if (ops::gemm_shared_bytes(t, q) > ops::arch_shared_memory_limit(arch)) continue;
+      best = t, best_cost = cost(t);
+    } catch (const InvalidArgument&) {
+    }
+  }
+  return best;
+}
+}  // namespace
+
 GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int sms, std::string* why) {
   require_8bit_target(p, arch);
   const bool eight_bit = ops::is_8bit_float(p.a.dtype);
@@ -376,6 +416,13 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
       if (!eight_bit && !ops::wgmma_transposes_b(c, p) && !ops::tma_unready_reason(q, false).empty() && p.m < 512)
         throw InvalidArgument("B would need packing, M < 512");
       if (ops::gemm_shared_bytes(c, q) > ops::arch_shared_memory_limit(arch)) c.stages = 3;
+      if (!eight_bit && dtype_size(p.a.dtype) == 2 && c.bm == 128 && (c.bn == 256 || c.bn == 128)) {
+        if (const GemmConfig w = fewer_waves_tile(c, p, arch, sms, batches); !(w == c)) {
+          reason = fmt::format("wgmma: 128x{} tiles, 2 consumer warpgroups ({} waves of {} SMs, not {} of 128x{})", w.bn,
+                               waves(p, w, sms, batches), sms, waves(p, c, sms, batches), c.bn);
+          c = w;
+        }
+      }
       if (eight_bit && c.bm == 128 && c.bn == 256) {
         // 8-bit 128x256x128 tiles: 3 stages ran faster than 4 (H200, 2026-12-02 04:34Z, e4m3 NT
         // stream: 8192^3 1337 against 1293 TFLOP/s, 4096^3 1304 against 1314, within the noise).
