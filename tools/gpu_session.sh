@@ -8,7 +8,7 @@
 #                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
 #                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench i14-fast i14-order
 #                                   i15-first i15-perf i15-second i15-more i15-blocks i15-blocks2 i15-final i15-out8
-#                                   i16-one i16-sweep)
+#                                   i16-one i16-cold i16-sweep i16-waves)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -517,10 +517,46 @@ for what in "$@"; do
         --dtype f16 --layout TN:c --shapes 300x200x104 --candidates wgmma:64x128x64:64x128:4,mma:64x64x32:32x32:4 --workers 1
       grep -E "^========= [A-Z]" "$out/tune_memcheck.log" | grep -v "cuFuncGetParamInfo" | head -5
       ;;
+    i16-cold)
+      # Issue 16: one class tuned with an empty cache and NVRTC's own cache off (real compiles).
+      rm -rf /tmp/tune-cold
+      step tune_cold 6 env CUDA_CACHE_DISABLE=1 TILEJIT_CACHE_DIR=/tmp/tune-cold "$bin/tilejit" tune gemm --dtype f16 --layout NN \
+        --shapes 6144x6144x6144
+      step tune_cold_inproc 3 env CUDA_CACHE_DISABLE=1 TILEJIT_CACHE_DIR=/tmp/tune-cold2 TILEJIT_AUTOTUNE=on TILEJIT_LOG_LEVEL=info \
+        "$bin/tilejit" gemm --m 6144 --n 6144 --k 6144 --layout TT --dtype f16 --check
+      ;;
+    i16-waves)
+      # Issue 16: the heuristic's wave rule (128x192 or 128x128 tiles where 128x256 leaves a wave mostly
+      # idle): checked against float64 in every layout and D column-major, memcheck, then the new pick
+      # beside the old ones and cuBLAS in the same rounds (stream; graph on NT).
+      for shp in 3072x3072x3072 1536x1536x1536 768x3072x768 512x11008x4096; do
+        IFS=x read -r wm wn wk <<<"$shp"
+        for lay in NN NT TN TT NT:c TN:c; do
+          for dt in bf16 f16; do
+            "$bin/tilejit" gemm --m "$wm" --n "$wn" --k "$wk" --layout "$lay" --dtype "$dt" --check 2>&1 |
+              grep -E "config|check" | tr '\n' ' ' | sed "s/^/$shp $lay $dt: /"
+            echo
+          done
+        done
+      done >"$out/waves_check.log" 2>&1
+      echo "waves_check: $(grep -c PASS "$out/waves_check.log") PASS, $(grep -c FAIL "$out/waves_check.log") FAIL"
+      grep -E "FAIL|rror" "$out/waves_check.log" | head -5
+      grep -E "^(3072x3072x3072 NT bf16|768x3072x768 TN:c f16)" "$out/waves_check.log"
+      step waves_memcheck 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --m 768 --n 3072 --k 768 \
+        --layout TN --dtype bf16 --check
+      step waves_stream 40 "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NN,NT,TN,TT \
+        --shapes 3072x3072x3072,1536x1536x1536,768x3072x768,512x11008x4096,1536x1536x6144 \
+        -c default,wgmma:128x256x64:64x256:4,wgmma:128x128x64:64x128:4 --runs 3 --group-ms 30 --rounds 3 --out "$out/waves_stream.csv"
+      step waves_f16_graph 20 "$bin/tilejit" bench gemm --dtype f16 --method graph --layout NT \
+        --shapes 3072x3072x3072,1536x1536x1536,768x3072x768,512x11008x4096 \
+        -c default,wgmma:128x256x64:64x256:4,wgmma:128x128x64:64x128:4 --runs 3 --group-ms 30 --rounds 3 --out "$out/waves_graph.csv"
+      ;;
     i16-sweep)
       # Issue 16: tuned against the heuristic on shapes the heuristic was not tuned on (square, skinny,
       # tall, unaligned, small K, batched; bf16 and f16), same run, stream method.
+      rm -rf /tmp/tune-sweep
       export TILEJIT_CACHE_DIR=/tmp/tune-sweep
+      step tune_tests 6 "$bin/tilejit_gpu_tests" --gtest_brief=1 --gtest_filter='GemmTuningGpu.*'
       step sweep_bf16 60 "$bin/tilejit" tune gemm --dtype bf16 --layout NT --compare --compare-rounds 3 --out "$out/tune_bf16.csv" \
         --shapes 1536x1536x1536,2048x2048x2048,2560x2560x2560,3072x3072x3072,5120x5120x5120,7168x7168x7168,64x8192x4096,256x4096x4096,512x11008x4096,48x4096x4096,8x14336x4096,32x4096x11008,16384x1024x4096,8192x2048x2048,32768x512x1024,14336x4096x1024,3001x2999x2003,5000x3000x1999,1023x1023x1023,2047x2047x2047,777x1555x3111,4096x4096x128,8192x8192x256,2048x8192x64,4096x14336x512,1536x1536x6144,768x3072x768,512x512x512,384x1024x4096
       step sweep_f16 24 "$bin/tilejit" tune gemm --dtype f16 --layout NN --compare --compare-rounds 3 --out "$out/tune_f16.csv" \
@@ -528,6 +564,7 @@ for what in "$@"; do
       step sweep_batched 10 "$bin/tilejit" tune gemm --dtype bf16 --layout NT --compare --compare-rounds 3 --batch 8 \
         --out "$out/tune_batched.csv" --shapes 1024x1024x1024,512x512x2048,256x1024x4096
       unset TILEJIT_CACHE_DIR
+      echo "tune_tests: $(grep -E "PASSED|FAILED|SKIPPED" "$out/tune_tests.log" | tr '\n' ' ')"
       ;;
     i15-more)
       # Issue 15: every layout (cuBLASLt beside it on the K-major problem), graph replay, cuBLASLt's

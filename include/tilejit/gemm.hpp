@@ -138,7 +138,7 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
 // the math mode, the 8-bit scale mode, the epilogue (its body's digest), whether C is read, and M, N,
 // K and the batch in buckets of half an octave (values up to 16 exactly; then [2^e, 2^e * sqrt 2)
 // and [2^e * sqrt 2, 2^(e+1)), e.g. 4096-5792 and 5793-8191). The tuned configuration of a class
-// is the one measured fastest on the first problem of the class that was tuned; a problem of the
+// is the one measured fastest on the last problem of the class that was tuned; a problem of the
 // class it does not suit (validate_gemm_config) gets the heuristic's.
 //
 // Tuning never touches the problem's memory: its pointers count only for their alignment (they may
@@ -146,17 +146,22 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
 // device with random values, runs the heuristic's configuration once as the reference, and for each
 // candidate: compiles it (on several threads; `tilejit tune gemm` compiles in worker processes first),
 // runs it once on a poisoned D and compares every element with the reference (a candidate that
-// differs is dropped), then times it by the back-to-back stream method: groups of launches on one
-// stream between two events, the candidates taking turns over `rounds` rounds, median per launch.
-// A candidate replaces the heuristic's configuration only when it is at least `margin` faster.
+// differs is dropped), then times it by the back-to-back stream method beside the reference: groups
+// of launches on one stream between two events (each after a 2 ms rest), candidate and reference
+// alternating over `rounds` pairs, the ratio of their medians deciding; the best again over twice as
+// many pairs of groups three times as long, until the best is one measured twice (it counts by the
+// lower of its two ratios). A candidate's time is the reference's median over its ratio. One
+// replaces the heuristic's configuration only when it is at least `margin` faster (5%: on the H200,
+// smaller tuned gains did not hold in a later stretch of time as often as not).
 //
 // Results are disk-cache entries of their own kind (family "tuning": the same checksum, atomic
 // publication and per-key lock as kernels; `tilejit cache list --kind tuning`, export and import
 // carry them). The entry's key names the device (its name and SM count), the driver, NVRTC, the
 // library version, the digest of the GEMM templates and the shape class: another driver or library
-// version never sees it. Each entry lists its candidates one by one: tuning again with more
-// candidates times only the new ones (and the heuristic's and the best again, for a fair comparison
-// in one run) and keeps what was measured before.
+// version never sees it. Each entry lists its candidates one by one: tuning the same problem again
+// with more candidates times only the new ones (and the heuristic's and the best again, for a fair
+// comparison in one run) and keeps what was measured before; tuning another problem of the class
+// measures every candidate anew and the class's entry becomes that problem's.
 //
 // TILEJIT_AUTOTUNE: off (the heuristic only), cached (default: tuned configurations where the cache
 // has them; never tunes on its own), on (also tunes a shape class the first time a plan needs it,
@@ -164,9 +169,9 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
 // given to plan_gemm win over both.
 struct GemmTuneOptions {
   std::vector<GemmConfig> candidates;  // empty: gemm_tuning_candidates(); the heuristic's is always added
-  double group_ms = 4;                 // launches per timed group: about this many ms of work
-  int rounds = 3;                      // timed groups per candidate (candidates take turns); the median counts
-  double margin = 0.02;                // the fastest replaces the heuristic's only when at least this much faster
+  double group_ms = 10;                // launches per timed group: about this many ms of work (after a 2 ms rest)
+  int rounds = 3;                      // pairs of groups (candidate, reference) per candidate; the medians' ratio counts
+  double margin = 0.05;                // the fastest replaces the heuristic's only when at least this much faster
   bool retime = false;                 // time again candidates the cache measured before
   bool store = true;                   // publish the result to the disk cache (when it is writable)
   int compile_threads = 0;             // 0: up to 8 (the hardware's threads)

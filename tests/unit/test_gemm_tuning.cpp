@@ -155,6 +155,16 @@ TEST(GemmTuningRecord, MergeKeepsEarlierCandidates) {
   EXPECT_NE(old.why.find("3.000x"), std::string::npos) << old.why;
 }
 
+TEST(GemmTuningRecord, AnotherProblemOfTheClassReplacesTheTimes) {
+  auto old = record({{"simt:64x64x8:32x16:2", 3.0}, {"mma:64x64x32:32x32:4", 2.0}}, "simt:64x64x8:32x16:2");
+  auto fresh = record({{"mma:128x128x32:64x64:3", 1.8}}, "simt:64x64x8:32x16:2");
+  fresh.k = 300;
+  ops::merge_tuning_records(old, fresh);
+  ASSERT_EQ(old.measurements.size(), 1u);
+  EXPECT_EQ(old.k, 300);
+  EXPECT_EQ(old.measurements[0].config, "mma:128x128x32:64x64:3");
+}
+
 TEST(GemmTuningRecord, TheHeuristicStaysUnlessClearlyBeaten) {
   auto r = record({{"simt:64x64x8:32x16:2", 1.0}, {"simt:128x64x8:64x32:2", 0.99}}, "simt:64x64x8:32x16:2");
   ops::choose_tuned(r, 0.02);

@@ -29,8 +29,8 @@ struct TuneArgs {
   std::string candidates;  // comma-separated configurations; empty: the library's set
   int workers = 0;         // compile processes (0: one per core)
   int rounds = 3;          // tuning: timed groups per candidate
-  double group_ms = 4;     // tuning: launches per group
-  double margin = 0.02;
+  double group_ms = 10;    // tuning: launches per group
+  double margin = 0.05;
   bool retime = false, json = false, compare = false, all = false;
   int compare_rounds = 3;   // --compare: rounds over every problem
   double compare_ms = 30;   // --compare: work per timed group
@@ -271,8 +271,8 @@ void register_tune(CLI::App& app, Action& action) {
   g->add_option("--candidates", t->candidates, "Configurations to time, comma-separated (default: the library's candidate set)");
   g->add_option("--workers", t->workers, "Compile processes (default: one per core)");
   g->add_option("--rounds", t->rounds, "Timed groups per candidate (candidates take turns; default 3)");
-  g->add_option("--group-ms", t->group_ms, "Work per timed group while tuning (default 4 ms)");
-  g->add_option("--margin", t->margin, "How much faster than the heuristic's a configuration must be to replace it (default 0.02)");
+  g->add_option("--group-ms", t->group_ms, "Work per timed group while tuning (default 10 ms)");
+  g->add_option("--margin", t->margin, "How much faster than the heuristic's a configuration must be to replace it (default 0.05)");
   g->add_flag("--retime", t->retime, "Time again the candidates the cache has measured already");
   g->add_flag("--all", t->all, "Print every candidate's time");
   g->add_flag("--compare", t->compare, "Then time each tuned configuration beside the heuristic's on random data, stream method");

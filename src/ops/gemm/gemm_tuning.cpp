@@ -306,6 +306,12 @@ std::optional<TuningRecord> decode_tuning_record(const std::string& payload, std
 }
 
 void merge_tuning_records(TuningRecord& into, const TuningRecord& fresh) {
+  if (into.m != fresh.m || into.n != fresh.n || into.k != fresh.k || into.batch != fresh.batch) {
+    // Times of another problem of the class do not compare with these: the class's record becomes
+    // the latest problem's.
+    into = fresh;
+    return;
+  }
   for (const auto& m : fresh.measurements) {
     auto it = std::find_if(into.measurements.begin(), into.measurements.end(), [&](const TuningMeasurement& x) { return x.config == m.config; });
     if (it != into.measurements.end()) *it = m;
@@ -515,7 +521,9 @@ class Tuner {
     std::string error;
     double t_one = 0;
     int group = 1;
-    std::vector<double> ms;
+    std::vector<double> ms, reference_ms;  // its groups, and the reference's groups beside them
+    double ratio = 1;                       // the reference's median over its own
+    bool confirmed = false;                 // measured a second time, in longer groups
   };
 
   void make_scratch_problem();
@@ -642,6 +650,9 @@ std::uint64_t Tuner::mismatches() {
 
 double Tuner::time_group(const GemmPlan& plan, int launches) {
   const auto& api = jit::driver();
+  // The stream is idle here (the last group was waited for): a short rest before each group, as
+  // `tilejit bench gemm` has, so that every group starts from the same state of the clocks.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
   jit::check(api.cuEventRecord(start_, stream_), "cuEventRecord", device_);
   for (int i = 0; i < launches; ++i) plan.run(stream_);
   jit::check(api.cuEventRecord(stop_, stream_), "cuEventRecord", device_);
@@ -675,6 +686,7 @@ GemmTuneResult Tuner::run() {
   std::vector<GemmConfig> configs = options_.candidates.empty() ? gemm_tuning_candidates(p, id.arch, sms) : options_.candidates;
   if (std::find(configs.begin(), configs.end(), result.heuristic) == configs.end()) configs.insert(configs.begin(), result.heuristic);
   std::optional<TuningRecord> old = jit_->disk ? load_tuning_record(*jit_->disk, key) : std::nullopt;
+  if (old && (old->m != p.m || old->n != p.n || old->k != p.k || old->batch != p.batch)) old.reset();  // another problem's times
   std::vector<Candidate> cands;
   for (const auto& c : configs) {
     const std::string text = c.to_string();
@@ -755,13 +767,63 @@ GemmTuneResult Tuner::run() {
     c.group = static_cast<int>(std::clamp(std::ceil(options_.group_ms / std::max(c.t_one, 1e-4)), 2.0, 5000.0));
     timed.push_back(&c);
   }
-  // Rounds: every candidate once per round, starting from a different one each round, so that
-  // drift of the clocks lands on all alike.
-  for (int r = 0; r < options_.rounds; ++r)
-    for (std::size_t i = 0; i < timed.size(); ++i) {
-      Candidate& c = *timed[(i + static_cast<std::size_t>(r)) % timed.size()];
-      c.ms.push_back(time_group(detail::GemmPlanAccess::make(c.plan), c.group));
+  // Every candidate is timed beside the heuristic's configuration, the two alternating (which goes
+  // first alternates too), as `tilejit bench gemm` times tilejit beside cuBLAS: what decides is each
+  // candidate's ratio to the reference in the same stretch of time, so that drift of the clocks and
+  // the state a previous group left lands on both alike. Times stored are the reference's median
+  // over the ratio.
+  auto median_of = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  };
+  if (std::find(timed.begin(), timed.end(), reference) == timed.end())
+    throw Error(fmt::format("tune_gemm: the heuristic's configuration {} failed its own run: {}", result.heuristic.to_string(), reference->error));
+  const GemmPlan reference_plan = detail::GemmPlanAccess::make(reference->plan);
+  std::vector<double> reference_all;
+  auto pairs = [&](Candidate& c, int count, double scale) {
+    const GemmPlan plan = detail::GemmPlanAccess::make(c.plan);
+    const int mine = std::max(2, static_cast<int>(c.group * scale)), theirs = std::max(2, static_cast<int>(reference->group * scale));
+    c.ms.clear(), c.reference_ms.clear();
+    for (int r = 0; r < count; ++r) {
+      if (r % 2 == 0) {
+        c.ms.push_back(time_group(plan, mine));
+        c.reference_ms.push_back(time_group(reference_plan, theirs));
+      } else {
+        c.reference_ms.push_back(time_group(reference_plan, theirs));
+        c.ms.push_back(time_group(plan, mine));
+      }
     }
+    c.ratio = median_of(c.reference_ms) / median_of(c.ms);
+  };
+  std::vector<Candidate*> others;
+  for (Candidate* c : timed)
+    if (c != reference) others.push_back(c);
+  for (Candidate* c : others) {
+    pairs(*c, options_.rounds, 1.0);
+    reference_all.insert(reference_all.end(), c->reference_ms.begin(), c->reference_ms.end());
+  }
+  if (others.empty())
+    for (int r = 0; r < options_.rounds; ++r) reference_all.push_back(time_group(reference_plan, reference->group));
+  // The best again, in twice as many pairs of groups three times as long, until the best is one
+  // measured twice: picking the best of dozens of noisy ratios favours the lucky. A ratio measured
+  // twice counts by the lower of the two (the state of the GPU, its clocks and temperature, moves
+  // ratios of a few per cent between one stretch of time and the next: the choice must hold in both).
+  for (int confirmations = 0; confirmations < 6 && !others.empty(); ++confirmations) {
+    Candidate* best = *std::max_element(others.begin(), others.end(), [](Candidate* a, Candidate* b) { return a->ratio < b->ratio; });
+    if (best->confirmed) break;
+    const double first = best->ratio;
+    pairs(*best, 2 * options_.rounds, 3.0);
+    best->ratio = std::min(first, best->ratio), best->confirmed = true;
+  }
+  // Past the limit, a ratio measured once never outranks the best measured twice.
+  double best_confirmed = 0;
+  for (Candidate* c : others)
+    if (c->confirmed) best_confirmed = std::max(best_confirmed, c->ratio);
+  for (Candidate* c : others)
+    if (!c->confirmed && best_confirmed > 0) c->ratio = std::min(c->ratio, best_confirmed * 0.999);
+  const double reference_ms = median_of(reference_all);
+  reference->ms = {reference_ms};
+  for (Candidate* c : others) c->ms = {reference_ms / c->ratio};
   result.timing_seconds = seconds_since(timing_start);
 
   TuningRecord fresh;
@@ -772,10 +834,7 @@ GemmTuneResult Tuner::run() {
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   for (auto& c : cands) {
     TuningMeasurement m{c.config.to_string(), 0, c.error.empty(), c.error, now};
-    if (m.ok) {
-      std::sort(c.ms.begin(), c.ms.end());
-      m.ms = c.ms.size() % 2 ? c.ms[c.ms.size() / 2] : 0.5 * (c.ms[c.ms.size() / 2 - 1] + c.ms[c.ms.size() / 2]);
-    }
+    if (m.ok) m.ms = c.ms.front();
     fresh.measurements.push_back(std::move(m));
   }
   TuningRecord merged;
