@@ -8,7 +8,7 @@
 #                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
 #                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench i14-fast i14-order
 #                                   i15-first i15-perf i15-second i15-more i15-blocks i15-blocks2 i15-final i15-out8
-#                                   i16-one i16-cold i16-sweep i16-waves)
+#                                   i16-one i16-cold i16-sweep i16-waves i16-m64)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -550,6 +550,29 @@ for what in "$@"; do
       step waves_f16_graph 20 "$bin/tilejit" bench gemm --dtype f16 --method graph --layout NT \
         --shapes 3072x3072x3072,1536x1536x1536,768x3072x768,512x11008x4096 \
         -c default,wgmma:128x256x64:64x256:4,wgmma:128x128x64:64x128:4 --runs 3 --group-ms 30 --rounds 3 --out "$out/waves_graph.csv"
+      ;;
+    i16-m64)
+      # Issue 16: 64-wide tiles for M of one 64-row tile (33-64), checked against float64 in every
+      # layout and D column-major, then beside the old pick (64x128, split-K by the same rule) and
+      # cuBLAS in the same rounds, stream and graph.
+      for shp in 64x8192x4096 48x4096x4096 64x1024x4096 33x14336x4096; do
+        IFS=x read -r wm wn wk <<<"$shp"
+        for lay in NN NT TN TT NT:c; do
+          for dt in bf16 f16; do
+            "$bin/tilejit" gemm --m "$wm" --n "$wn" --k "$wk" --layout "$lay" --dtype "$dt" --check 2>&1 |
+              grep -E "config|check" | tr '\n' ' ' | sed "s/^/$shp $lay $dt: /"
+            echo
+          done
+        done
+      done >"$out/m64_check.log" 2>&1
+      echo "m64_check: $(grep -c PASS "$out/m64_check.log") PASS, $(grep -c FAIL "$out/m64_check.log") FAIL"
+      grep -E "FAIL|rror" "$out/m64_check.log" | head -5
+      grep -E "^(64x8192x4096 NT bf16|48x4096x4096 TN f16|64x1024x4096 NN bf16)" "$out/m64_check.log"
+      for meth in stream graph; do
+        step "m64_$meth" 40 "$bin/tilejit" bench gemm --dtype bf16 --method "$meth" --layout NT,NN \
+          --shapes 64x8192x4096,48x4096x4096,64x4096x4096,40x11008x4096,64x1024x4096,33x14336x4096 \
+          -c default,wgmma:64x128x64:64x128:8,wgmma:64x128x64:64x128:8:k2,wgmma:64x128x64:64x128:8:k4 --runs 3 --group-ms 30 --rounds 3 --out "$out/m64_$meth.csv"
+      done
       ;;
     i16-sweep)
       # Issue 16: tuned against the heuristic on shapes the heuristic was not tuned on (square, skinny,

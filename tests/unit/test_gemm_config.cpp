@@ -516,7 +516,11 @@ TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
     EXPECT_EQ(kq.b.ld, 8192);
   }
   GemmProblem decode = nt;
-  decode.m = 48;  // above the swapped decode shapes; 64 tiles of 64x128 for 132 SMs: two slices of K
+  decode.m = 48;  // above the swapped decode shapes: one 64-row tile, 128 tiles 64 wide for 132 SMs
+  EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x64x64:64x64:8");
+  decode.n = 4096;  // 64 tiles 64 wide: two slices of K
+  EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x64x64:64x64:8:k2");
+  decode.m = 65;  // two rows of tiles: 64x128 tiles as before
   EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x128x64:64x128:8:k2");
   for (auto q : {nt, tf32, problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
     EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(q, "sm_90a", 132), q, "sm_90a"));
@@ -548,6 +552,17 @@ TEST(GemmHeuristic, TileWidthByWaves) {
       if (got.bn == 192) {
         EXPECT_NE(why.find("waves"), std::string::npos) << why;
       }
+    }
+  }
+  for (const char* layout : {"NN", "NT", "TN", "TT", "NT:c"}) {  // M of one 64-row tile: 64-wide tiles, every layout
+    GemmProblem p = problem(DType::f16, MathMode::exact, 64, 8192, 4096);
+    p.a.layout = layout[0] == 'N' ? Layout::row_major : Layout::col_major;
+    p.b.layout = layout[1] == 'N' ? Layout::row_major : Layout::col_major;
+    if (layout[2]) p.d.layout = Layout::col_major;
+    const GemmConfig got = choose_gemm_config(p, "sm_90a", 132);
+    EXPECT_NO_THROW(validate_gemm_config(got, p, "sm_90a")) << layout;
+    if (!layout[2]) {
+      EXPECT_EQ(got.to_string(), "wgmma:64x64x64:64x64:8") << layout;
     }
   }
   GemmProblem tf32 = problem(DType::f32, MathMode::tf32, 3072, 3072, 3072);  // tf32: not measured, as it was
