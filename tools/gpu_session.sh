@@ -31,6 +31,25 @@ step() {
   tail -n "$lines" "$out/$name.log"
 }
 
+# Issue 16: `tilejit gemm --check` (float64) of each shape in each layout, bf16 and f16, one line
+# each in $out/NAME.log; prints the count of PASS and FAIL and the lines matching SHOW.
+check_shapes() {
+  local name="$1" shapes="$2" layouts="$3" show="$4" shp lay dt wm wn wk
+  for shp in $shapes; do
+    IFS=x read -r wm wn wk <<<"$shp"
+    for lay in $layouts; do
+      for dt in bf16 f16; do
+        "$bin/tilejit" gemm --m "$wm" --n "$wn" --k "$wk" --layout "$lay" --dtype "$dt" --check 2>&1 |
+          grep -E "config|check" | tr '\n' ' ' | sed "s/^/$shp $lay $dt: /"
+        echo
+      done
+    done
+  done >"$out/$name.log" 2>&1
+  echo "$name: $(grep -c PASS "$out/$name.log") PASS, $(grep -c FAIL "$out/$name.log") FAIL"
+  grep -E "FAIL|rror" "$out/$name.log" | head -5
+  grep -E "^($show)" "$out/$name.log"
+}
+
 # Issue 14: bias + GELU on small f16 shapes beside cuBLASLt's fused form, and the CLI's own check of a
 # body with two outputs on odd sizes.
 epilogue_small_shapes_and_check() {
@@ -529,19 +548,8 @@ for what in "$@"; do
       # Issue 16: the heuristic's wave rule (128x192 or 128x128 tiles where 128x256 leaves a wave mostly
       # idle): checked against float64 in every layout and D column-major, memcheck, then the new pick
       # beside the old ones and cuBLAS in the same rounds (stream; graph on NT).
-      for shp in 3072x3072x3072 1536x1536x1536 768x3072x768 512x11008x4096; do
-        IFS=x read -r wm wn wk <<<"$shp"
-        for lay in NN NT TN TT NT:c TN:c; do
-          for dt in bf16 f16; do
-            "$bin/tilejit" gemm --m "$wm" --n "$wn" --k "$wk" --layout "$lay" --dtype "$dt" --check 2>&1 |
-              grep -E "config|check" | tr '\n' ' ' | sed "s/^/$shp $lay $dt: /"
-            echo
-          done
-        done
-      done >"$out/waves_check.log" 2>&1
-      echo "waves_check: $(grep -c PASS "$out/waves_check.log") PASS, $(grep -c FAIL "$out/waves_check.log") FAIL"
-      grep -E "FAIL|rror" "$out/waves_check.log" | head -5
-      grep -E "^(3072x3072x3072 NT bf16|768x3072x768 TN:c f16)" "$out/waves_check.log"
+      check_shapes waves_check "3072x3072x3072 1536x1536x1536 768x3072x768 512x11008x4096" "NN NT TN TT NT:c TN:c" \
+        "3072x3072x3072 NT bf16|768x3072x768 TN:c f16"
       step waves_memcheck 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --m 768 --n 3072 --k 768 \
         --layout TN --dtype bf16 --check
       step waves_stream 40 "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NN,NT,TN,TT \
@@ -555,19 +563,8 @@ for what in "$@"; do
       # Issue 16: 64-wide tiles for M of one 64-row tile (33-64), checked against float64 in every
       # layout and D column-major, then beside the old pick (64x128, split-K by the same rule) and
       # cuBLAS in the same rounds, stream and graph.
-      for shp in 64x8192x4096 48x4096x4096 64x1024x4096 33x14336x4096; do
-        IFS=x read -r wm wn wk <<<"$shp"
-        for lay in NN NT TN TT NT:c; do
-          for dt in bf16 f16; do
-            "$bin/tilejit" gemm --m "$wm" --n "$wn" --k "$wk" --layout "$lay" --dtype "$dt" --check 2>&1 |
-              grep -E "config|check" | tr '\n' ' ' | sed "s/^/$shp $lay $dt: /"
-            echo
-          done
-        done
-      done >"$out/m64_check.log" 2>&1
-      echo "m64_check: $(grep -c PASS "$out/m64_check.log") PASS, $(grep -c FAIL "$out/m64_check.log") FAIL"
-      grep -E "FAIL|rror" "$out/m64_check.log" | head -5
-      grep -E "^(64x8192x4096 NT bf16|48x4096x4096 TN f16|64x1024x4096 NN bf16)" "$out/m64_check.log"
+      check_shapes m64_check "64x8192x4096 48x4096x4096 64x1024x4096 33x14336x4096" "NN NT TN TT NT:c" \
+        "64x8192x4096 NT bf16|48x4096x4096 TN f16|64x1024x4096 NN bf16"
       for meth in stream graph; do
         step "m64_$meth" 40 "$bin/tilejit" bench gemm --dtype bf16 --method "$meth" --layout NT,NN \
           --shapes 64x8192x4096,48x4096x4096,64x4096x4096,40x11008x4096,64x1024x4096,33x14336x4096 \

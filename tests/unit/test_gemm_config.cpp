@@ -520,6 +520,11 @@ TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
   EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x64x64:64x64:8");
   decode.n = 4096;  // 64 tiles 64 wide: two slices of K
   EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x64x64:64x64:8:k2");
+  for (const auto& [m, n] : {std::pair{40, 11008}, std::pair{33, 14336}, std::pair{64, 65536}}) {
+    GemmProblem wide = decode;  // one 64-row tile, N wide enough to fill the device: 64x128 tiles, no split
+    wide.m = m, wide.n = n;
+    EXPECT_EQ(choose_gemm_config(wide, "sm_90a", 132).to_string(), "wgmma:64x128x64:64x128:8") << m << "x" << n;
+  }
   decode.m = 65;  // two rows of tiles: 64x128 tiles as before
   EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x128x64:64x128:8:k2");
   for (auto q : {nt, tf32, problem(DType::f16, MathMode::exact, 16, 8192, 8192)})
