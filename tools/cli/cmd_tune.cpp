@@ -28,9 +28,9 @@ struct TuneArgs {
   GemmArgs problem;
   std::string candidates;  // comma-separated configurations; empty: the library's set
   int workers = 0;         // compile processes (0: one per core)
-  int rounds = 3;          // tuning: timed groups per candidate
-  double group_ms = 10;    // tuning: launches per group
-  double margin = 0.05;
+  int rounds = GemmTuneOptions{}.rounds;  // tuning: the library's defaults
+  double group_ms = GemmTuneOptions{}.group_ms;
+  double margin = GemmTuneOptions{}.margin;
   bool retime = false, json = false, compare = false, all = false;
   int compare_rounds = 3;   // --compare: rounds over every problem
   double compare_ms = 30;   // --compare: work per timed group
@@ -270,7 +270,7 @@ void register_tune(CLI::App& app, Action& action) {
   g->add_option("--scalar", t->problem.scalars, "A scalar of the epilogue body: NAME=VALUE");
   g->add_option("--candidates", t->candidates, "Configurations to time, comma-separated (default: the library's candidate set)");
   g->add_option("--workers", t->workers, "Compile processes (default: one per core)");
-  g->add_option("--rounds", t->rounds, "Timed groups per candidate (candidates take turns; default 3)");
+  g->add_option("--rounds", t->rounds, "Pairs of timed groups (candidate, heuristic's) per candidate (default 3)");
   g->add_option("--group-ms", t->group_ms, "Work per timed group while tuning (default 10 ms)");
   g->add_option("--margin", t->margin, "How much faster than the heuristic's a configuration must be to replace it (default 0.05)");
   g->add_flag("--retime", t->retime, "Time again the candidates the cache has measured already");

@@ -397,11 +397,12 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   // not K-major are transposed into the plan's workspace at each launch.
   if (wgmma_inputs) {
     const int bk = 128 / static_cast<int>(dtype_size(p.a.dtype));  // one 128-byte swizzle row of K per stage
+    const bool one_row_tile = p.m <= 64 && !eight_bit && dtype_size(p.a.dtype) == 2;  // 16-bit M of one 64-row tile
     if (block_scales) {
       // Block scales: BK = 128 and at most 64 accumulators per thread (a K block's products beside them).
       if (tiles128 * 2 >= sms) c = {GemmKind::wgmma, 128, 128, 128, 64, 128, 4}, reason = "wgmma, block scales: 128x128x128 tiles, 2 consumer warpgroups";
       else c = {GemmKind::wgmma, 64, 128, 128, 64, 128, 8}, reason = "wgmma, block scales, small: 64x128x128 tiles, 8 stages";
-    } else if (p.m <= 64 && !eight_bit && dtype_size(p.a.dtype) == 2 && tiles128 * 2 >= sms) {
+    } else if (one_row_tile && tiles128 * 2 >= sms) {
       // M of one 64-row tile and N wide enough for 64x128 tiles to fill half the device or more:
       // 128-row tiles would be more than half padding (H200, 2026-12-02 13:53Z, bf16 stream:
       // 40x11008x4096 143 TFLOP/s in 64x128 tiles against 85 in 128x128, 33x14336x4096 122 against 77).
@@ -409,7 +410,7 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
       reason = fmt::format("wgmma, M={} in one 64-row tile: 64x128 tiles, 8 stages in flight", p.m);
     } else if (tiles128x256 >= sms) c = {GemmKind::wgmma, 128, 256, bk, 64, 256, 4}, reason = "wgmma, large: 128x256 tiles, 2 consumer warpgroups";
     else if (tiles128 * 2 >= sms) c = {GemmKind::wgmma, 128, 128, bk, 64, 128, 4}, reason = "wgmma: 128x128 tiles, 2 consumer warpgroups";
-    else if (p.m <= 64 && !eight_bit && dtype_size(p.a.dtype) == 2)
+    else if (one_row_tile)
       // M of one 64-row tile (33 to 64: fewer take the swapped operands above): 64-wide tiles give
       // twice the CTAs of 64x128 ones, which beat slicing K (tuned on the H200, 2026-12-02, bf16 NT /
       // f16 NN: 64x8192x4096 1.20x, 48x4096x4096 1.19x over 64x128 tiles with split-K 2 and 4).

@@ -306,10 +306,8 @@ std::optional<TuningRecord> decode_tuning_record(const std::string& payload, std
 }
 
 void merge_tuning_records(TuningRecord& into, const TuningRecord& fresh) {
-  if (into.m != fresh.m || into.n != fresh.n || into.k != fresh.k || into.batch != fresh.batch) {
-    // Times of another problem of the class do not compare with these: the class's record becomes
-    // the latest problem's.
-    into = fresh;
+  if (!into.is_of(fresh.m, fresh.n, fresh.k, fresh.batch)) {
+    into = fresh;  // the class's record becomes the latest problem's
     return;
   }
   for (const auto& m : fresh.measurements) {
@@ -686,7 +684,7 @@ GemmTuneResult Tuner::run() {
   std::vector<GemmConfig> configs = options_.candidates.empty() ? gemm_tuning_candidates(p, id.arch, sms) : options_.candidates;
   if (std::find(configs.begin(), configs.end(), result.heuristic) == configs.end()) configs.insert(configs.begin(), result.heuristic);
   std::optional<TuningRecord> old = jit_->disk ? load_tuning_record(*jit_->disk, key) : std::nullopt;
-  if (old && (old->m != p.m || old->n != p.n || old->k != p.k || old->batch != p.batch)) old.reset();  // another problem's times
+  if (old && !old->is_of(p.m, p.n, p.k, p.batch)) old.reset();  // another problem's times
   std::vector<Candidate> cands;
   for (const auto& c : configs) {
     const std::string text = c.to_string();

@@ -49,12 +49,18 @@ struct TuningRecord {
   std::string chosen;
   std::string why;
   std::vector<TuningMeasurement> measurements;  // one per candidate (by config)
+  // Whether the measurements are of this problem (times of another problem of the class do not
+  // compare with them).
+  bool is_of(std::int64_t pm, std::int64_t pn, std::int64_t pk, std::int64_t pbatch) const {
+    return m == pm && n == pn && k == pk && batch == pbatch;
+  }
 };
 std::string encode_tuning_record(const TuningRecord& r);
 // Nullopt and `problem` set when the payload is not a tuning record.
 std::optional<TuningRecord> decode_tuning_record(const std::string& payload, std::string* problem);
 // Adds `fresh`'s measurements to `into`, replacing those of the same configuration and keeping the
-// others; the problem, heuristic and choice become fresh's.
+// others; the problem, heuristic and choice become fresh's. A record of another problem is replaced
+// by `fresh` whole.
 void merge_tuning_records(TuningRecord& into, const TuningRecord& fresh);
 // Sets r.chosen and r.why: the fastest configuration that passed, unless it is less than `margin`
 // faster than the heuristic's (then the heuristic's, when it was measured).
