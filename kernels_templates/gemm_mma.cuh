@@ -281,9 +281,9 @@ template <class Cfg> struct gemm_mma {
     // Element by element: writing each column pair with one 4-byte store ran 20% slower on the H200
     // (bf16 4096^3, 128x256 tiles, A/B in one run, 2026-11-29; cause not found, SASS not compared).
     const int g = lane >> 2, t = lane & 3;
-    // A tile wholly inside a row-major D, with no C to read: no bounds checks, one 64-bit row address
-    // per fragment row and 32-bit column offsets (the same change sped the wgmma kernel up by 7% at
-    // 4096^3).
+    // A tile wholly inside a row-major D, with no C to read: no bounds checks (in the epilogue's reads
+    // too), one 64-bit row address per fragment row and 32-bit column offsets (the same change sped
+    // the wgmma kernel up by 7% at 4096^3).
     if constexpr (Cfg::D_ROW) {
       if (m0 + BM <= p.m && n0 + BN <= p.n && p.beta == 0.f) {
         using TD = typename Cfg::TD;
@@ -295,10 +295,10 @@ template <class Cfg> struct gemm_mma {
 #pragma unroll
           for (int j = 0; j < NJ; ++j) {
             const long long r = m0 + warp_m0 + i * 16 + g, c = n0 + warp_n0 + j * 8 + 2 * t;
-            row[j * 8] = convert_to<TD>(epilogue_value<Cfg>(p, batch, r, c, acc[i][j][0]));
-            row[j * 8 + 1] = convert_to<TD>(epilogue_value<Cfg>(p, batch, r, c + 1, acc[i][j][1]));
-            row8[j * 8] = convert_to<TD>(epilogue_value<Cfg>(p, batch, r + 8, c, acc[i][j][2]));
-            row8[j * 8 + 1] = convert_to<TD>(epilogue_value<Cfg>(p, batch, r + 8, c + 1, acc[i][j][3]));
+            row[j * 8] = convert_to<TD>(epilogue_value<Cfg, true>(p, batch, r, c, acc[i][j][0]));
+            row[j * 8 + 1] = convert_to<TD>(epilogue_value<Cfg, true>(p, batch, r, c + 1, acc[i][j][1]));
+            row8[j * 8] = convert_to<TD>(epilogue_value<Cfg, true>(p, batch, r + 8, c, acc[i][j][2]));
+            row8[j * 8 + 1] = convert_to<TD>(epilogue_value<Cfg, true>(p, batch, r + 8, c + 1, acc[i][j][3]));
           }
         }
         return;

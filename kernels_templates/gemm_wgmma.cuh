@@ -576,10 +576,17 @@ template <class Cfg> struct gemm_wgmma {
       const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep;
       const long long n0 = static_cast<long long>(tile.tile_n) * BN;
       const int g = lane >> 2, t = lane & 3;
+      // A tile away from D's edges reads the epilogue's operands with no bounds checks (a third of
+      // the instructions per element of a vector or M x N input read; the epilogue's arithmetic
+      // waits on the tensor cores' time in this kernel).
+      const bool interior = m0 + WM <= p.m && n0 + BN <= p.n;
       if constexpr (Cfg::D_TMA) {
-        store_tile_through_tma(p, map_d, staging + consumer * 2 * WM * 128, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale);
+        char* mine = staging + consumer * 2 * WM * 128;
+        if (interior) store_tile_through_tma<true>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale);
+        else store_tile_through_tma<false>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale);
       } else {
-        store_tile_directly(p, acc, m0, n0, tile.batch, warp, g, t, d_scale);
+        if (interior) store_tile_directly<true>(p, acc, m0, n0, tile.batch, warp, g, t, d_scale);
+        else store_tile_directly<false>(p, acc, m0, n0, tile.batch, warp, g, t, d_scale);
       }
     }
     if constexpr (Cfg::D_TMA) {
@@ -592,11 +599,12 @@ template <class Cfg> struct gemm_wgmma {
   // D's value for the epilogue value v: v, or for an 8-bit D, v * d_scale.
   __device__ __forceinline__ static float quantized(float v, float d_scale) { return kScaledD ? v * d_scale : v; }
 
+  template <bool Inside>
   __device__ __forceinline__ static output_pair pair_at(const gemm_params& p, long long batch, long long r, long long c, float a0,
                                                         float a1, float d_scale) {
     // Outside D the values are never stored (TMA clips the box) and the epilogue reads nothing.
-    return {convert_to<TD>(quantized(epilogue_value<Cfg>(p, batch, r, c, a0), d_scale)),
-            convert_to<TD>(quantized(epilogue_value<Cfg>(p, batch, r, c + 1, a1), d_scale))};
+    return {convert_to<TD>(quantized(epilogue_value<Cfg, Inside>(p, batch, r, c, a0), d_scale)),
+            convert_to<TD>(quantized(epilogue_value<Cfg, Inside>(p, batch, r, c + 1, a1), d_scale))};
   }
 
   // Chunk cc's output pairs into the swizzled staging buffer `buf`: value_pair(row, j, a0, a1) gives
@@ -632,6 +640,7 @@ template <class Cfg> struct gemm_wgmma {
   // One consumer's WM x BN outputs straight to D, element by element (a column-major D, or rows not
   // 16-byte aligned), 64 columns at a time: the group's values first, then its stores, so that the
   // epilogue's reads go out together (a store to D may, for all the compiler knows, change them).
+  template <bool Inside>
   __device__ __forceinline__ static void store_tile_directly(const gemm_params& p, const float (&acc)[kMmaM][kAccRegs], long long m0,
                                                              long long n0, int batch, int warp, int g, int t, float d_scale) {
     constexpr int kGroup = BN / 8 < 8 ? BN / 8 : 8;  // fragments of 8 columns per group
@@ -644,10 +653,10 @@ template <class Cfg> struct gemm_wgmma {
 #pragma unroll
         for (int jj = 0; jj < kGroup; ++jj) {
           const long long c = n0 + (j0 + jj) * 8 + 2 * t;
-          v[jj][0] = epilogue_value<Cfg>(p, batch, r, c, acc[mi][(j0 + jj) * 4 + 0]);
-          v[jj][1] = epilogue_value<Cfg>(p, batch, r, c + 1, acc[mi][(j0 + jj) * 4 + 1]);
-          v[jj][2] = epilogue_value<Cfg>(p, batch, r + 8, c, acc[mi][(j0 + jj) * 4 + 2]);
-          v[jj][3] = epilogue_value<Cfg>(p, batch, r + 8, c + 1, acc[mi][(j0 + jj) * 4 + 3]);
+          v[jj][0] = epilogue_value<Cfg, Inside>(p, batch, r, c, acc[mi][(j0 + jj) * 4 + 0]);
+          v[jj][1] = epilogue_value<Cfg, Inside>(p, batch, r, c + 1, acc[mi][(j0 + jj) * 4 + 1]);
+          v[jj][2] = epilogue_value<Cfg, Inside>(p, batch, r + 8, c, acc[mi][(j0 + jj) * 4 + 2]);
+          v[jj][3] = epilogue_value<Cfg, Inside>(p, batch, r + 8, c + 1, acc[mi][(j0 + jj) * 4 + 3]);
         }
 #pragma unroll
         for (int jj = 0; jj < kGroup; ++jj) {
@@ -662,6 +671,7 @@ template <class Cfg> struct gemm_wgmma {
 
   // One consumer's WM x BN outputs: chunk by chunk into the staging buffers, each chunk sent by one
   // thread's TMA store while the warpgroup fills the other buffer.
+  template <bool Inside>
   __device__ __forceinline__ static void store_tile_through_tma(const gemm_params& p, const sm90::tensor_map* map_d, char* staging,
                                                                 float (&acc)[kMmaM][kAccRegs], long long m0, long long n0,
                                                                 int batch, int& parity, int warp, int g, int t, float d_scale) {
@@ -675,7 +685,7 @@ template <class Cfg> struct gemm_wgmma {
       if (issuer) sm90::bulk_wait_group_read<1>();
       sm90::named_barrier_sync(barrier_id, 128);
       fill_chunk(buf, acc, cc, warp, g, t,
-                 [&](int row, int j, float a0, float a1) { return pair_at(p, batch, m0 + row, n0 + j * 8 + 2 * t, a0, a1, d_scale); });
+                 [&](int row, int j, float a0, float a1) { return pair_at<Inside>(p, batch, m0 + row, n0 + j * 8 + 2 * t, a0, a1, d_scale); });
       sm90::fence_proxy_async_shared();
       sm90::named_barrier_sync(barrier_id, 128);
       if (issuer) {

@@ -178,12 +178,12 @@ std::string epilogue_source(const GemmProblem& p, const EpilogueBody& b, bool sw
   if (b.reads("beta")) add("const float beta = __p.beta;");
   int slot = 0;
   if (b.fixed_form && e.bias) {
-    add(fmt::format("const tilejit::epilogue_vector<{}> bias{{__e.in[0], __batch, __cols}};", device_type(e.bias_dtype)));
+    add(fmt::format("const tilejit::epilogue_vector<{}, INSIDE> bias{{__e.in[0], __batch, __cols}};", device_type(e.bias_dtype)));
     slot = 1;
   }
   for (const auto& v : e.vectors) {
     if (b.reads(v.name))
-      add(fmt::format("const tilejit::epilogue_vector<{}> {}{{__e.in[{}], __batch, {}}};", device_type(v.dtype), v.name, slot,
+      add(fmt::format("const tilejit::epilogue_vector<{}, INSIDE> {}{{__e.in[{}], __batch, {}}};", device_type(v.dtype), v.name, slot,
                       v.axis == EpilogueAxis::row ? "__rows" : "__cols"));
     ++slot;
   }
@@ -210,13 +210,15 @@ std::string epilogue_source(const GemmProblem& p, const EpilogueBody& b, bool sw
       "  enum : bool {{ SWAPPED = {}, EXTRA_OUTPUTS = {} }};\n"
       "  // D's value at the kernel's output (__r, __c) of batch __batch, from the accumulator; the\n"
       "  // other outputs are stored here. Reads outside D return 0 (rows and columns past D's edge).\n"
-      "  template <class Cfg>\n"
+      "  // INSIDE: the caller knows (__r, __c) is inside D, so reads need no bounds check or fallback\n"
+      "  // address and their addresses fold into offsets from one base (a tile away from D's edges).\n"
+      "  template <class Cfg, bool INSIDE = false>\n"
       "  __device__ __forceinline__ static float apply(const tilejit::gemm_params& __p, long long __batch, long long __r,\n"
       "                                                long long __c, float __acc) {{\n"
       "    using namespace tilejit::elementwise_functions;\n"
       "    const tilejit::gemm_epilogue_params& __e = __p.epilogue;\n"
       "    (void)__e;\n"
-      "    const bool __inside = __r < __p.m && __c < __p.n;\n"
+      "    const bool __inside = INSIDE || (__r < __p.m && __c < __p.n);\n"
       "    (void)__inside;\n"
       "    // The user's row and column and sizes: a swapped kernel computes D^T.\n"
       "    const long long m = SWAPPED ? __c : __r, n = SWAPPED ? __r : __c;\n"
