@@ -8,7 +8,9 @@
 #                                   profile-misses i12-check i12-large:DT:METHOD i12-small:DT:METHOD
 #                                   i12-tf32 i12-pdl i12-pdl-variants i12-profile i12-synced i13 i14-check i14-bench i14-fast i14-order
 #                                   i15-first i15-perf i15-second i15-more i15-blocks i15-blocks2 i15-final i15-out8
-#                                   i16-one i16-cold i16-sweep i16-waves i16-m64)
+#                                   i16-one i16-cold i16-sweep i16-waves i16-m64
+#                                   i16-m64-pick i14-inside i14-verify i14-ab
+#                                   i12-small-tune i14-memcheck)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,6 +59,17 @@ epilogue_small_shapes_and_check() {
     --shapes 16x8192x8192,1000x1000x1000,4095x4095x4095 -e none -e 'd = gelu(acc + bias[n])' --runs 3 --group-ms 30 --rounds 3
   step epilogue_cli_check 3 "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --beta 0.5 \
     -e 'd = silu(acc + bias[n]) * scale[m] + residual + beta * c; pre = acc * s' --scalar s=0.25 --check
+}
+
+# Issue 14: what each part of an epilogue costs against tilejit's plain GEMM in the same rounds (bf16
+# 4096^3 and 8192^3, D row- and column-major), stream; then graph replay of the bodies given.
+epilogue_parts() {
+  step epilogue_parts_stream 40 "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN:c \
+    --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = acc + bias[n]' -e 'd = gelu(acc + bias[n])' \
+    -e 'd = gelu_tanh(acc + bias[n])' -e 'd = acc * scale[m] + residual' -e 'd = acc + residual' --runs 3 --group-ms 30 \
+    --rounds 3 --out "$out/epilogue_parts_stream.csv"
+  step epilogue_graph 20 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN:c \
+    --shapes 4096x4096x4096,8192x8192x8192 -e none "$@" --runs 3 --group-ms 30 --rounds 3 --out "$out/epilogue_graph.csv"
 }
 
 # Issue 14: each template variant in build/variants (a copy of kernels_templates with one thing
@@ -433,13 +446,7 @@ for what in "$@"; do
       step gelu_accuracy 4 "$bin/tilejit_gpu_tests" --gtest_filter='ElementwiseGpu.GeluFormsAreAccurateElementByElement'
       step memcheck_epilogue 8 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
         --gtest_filter='GemmEpilogueGpu.*:ElementwiseGpu.GeluForms*'
-      bodies=(-e none -e 'd = acc + bias[n]' -e 'd = gelu(acc + bias[n])' -e 'd = gelu_tanh(acc + bias[n])'
-              -e 'd = acc * scale[m] + residual' -e 'd = acc + residual')
-      step epilogue_parts_stream 40 "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN:c \
-        --shapes 4096x4096x4096,8192x8192x8192 "${bodies[@]}" --runs 3 --group-ms 30 --rounds 3 --out "$out/epilogue_parts_stream.csv"
-      step epilogue_graph 20 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN:c \
-        --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])' -e 'd = gelu_tanh(acc + bias[n])' \
-        -e 'd = acc * scale[m] + residual' --runs 3 --group-ms 30 --rounds 3 --out "$out/epilogue_graph.csv"
+      epilogue_parts -e 'd = gelu(acc + bias[n])' -e 'd = gelu_tanh(acc + bias[n])' -e 'd = acc * scale[m] + residual'
       epilogue_variants NT
       epilogue_small_shapes_and_check
       ;;
@@ -569,6 +576,76 @@ for what in "$@"; do
         step "m64_$meth" 40 "$bin/tilejit" bench gemm --dtype bf16 --method "$meth" --layout NT,NN \
           --shapes 64x8192x4096,48x4096x4096,64x4096x4096,40x11008x4096,64x1024x4096,33x14336x4096 \
           -c default,wgmma:64x128x64:64x128:8,wgmma:64x128x64:64x128:8:k2,wgmma:64x128x64:64x128:8:k4 --runs 3 --group-ms 30 --rounds 3 --out "$out/m64_$meth.csv"
+      done
+      ;;
+    i16-m64-pick)
+      # Issue 16: the heuristic's own pick for M of one 64-row tile with a wide N (64x128 tiles where
+      # 128x128 ones fill half the device or more), checked against float64 in every layout, then
+      # beside cuBLAS, stream and graph.
+      check_shapes m64_pick_check "40x11008x4096 33x14336x4096 64x16384x4096" "NN NT TN TT NT:c" "40x11008x4096 NT bf16"
+      for meth in stream graph; do
+        step "m64_pick_$meth" 30 "$bin/tilejit" bench gemm --dtype bf16 --method "$meth" --layout NT,NN \
+          --shapes 40x11008x4096,33x14336x4096,64x16384x4096,48x4096x4096,64x8192x4096 --runs 3 --group-ms 30 --rounds 3 \
+          --out "$out/m64_pick_$meth.csv"
+      done
+      ;;
+    i14-inside)
+      # Issue 14, third pass: interior tiles read the epilogue's operands with no bounds checks. Every
+      # GPU, CLI and cache test, memcheck of the epilogue tests, the parts of an epilogue against the
+      # plain GEMM (stream and graph), then each variant in build/variants (prev: the templates
+      # before the change; pf: M x N inputs prefetched into L1 a chunk ahead).
+      step tests 25 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      step memcheck_epilogue 8 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmEpilogueGpu.*'
+      epilogue_parts -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual'
+      epilogue_variants NT
+      epilogue_small_shapes_and_check
+      ;;
+    i14-verify)
+      # The GPU, CLI and cache tests and memcheck of the epilogue tests on this session's code, their
+      # results in one summary line each.
+      step tests 4 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      echo "tests: $(grep -E "tests passed|tests failed" "$out/tests.log")"
+      grep -E "^\s+[0-9]+ - .*(Failed|Timeout|Exception)" "$out/tests.log" | head -10
+      step memcheck_epilogue 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmEpilogueGpu.*'
+      echo "memcheck_epilogue: $(grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck_epilogue.log" | tr '\n' ' ')"
+      ;;
+    i12-small-tune)
+      # Issue 12: what the tuner finds at about one wave of tiles (1000^3, 1024^3), and the heuristic's
+      # pick for M of one 64-row tile beside cuBLAS (stream).
+      step tune_small 12 "$bin/tilejit" tune gemm --dtype bf16 --layout NT --compare --compare-rounds 3 \
+        --shapes 1000x1000x1000,1024x1024x1024,2000x2000x2000 --out "$out/tune_small.csv"
+      step m64_pick_stream 14 "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN \
+        --shapes 40x11008x4096,33x14336x4096,64x16384x4096,48x4096x4096,64x8192x4096 --runs 3 --group-ms 30 --rounds 3 \
+        --out "$out/m64_pick_stream.csv"
+      ;;
+    i14-memcheck)
+      # memcheck of the kernels this session changed (every wgmma and mma epilogue: interior tiles read
+      # without bounds checks), each report kind counted.
+      kinds() { grep -E '^========= (Invalid|Program hit|Uninitialized|Race|Out of|Error|Leaked|Barrier)' "$out/$1.log" | sed 's/ at 0x[0-9a-f]*//; s/ by thread.*//' | sort | uniq -c | sort -rn | head -6; }
+      step memcheck_epilogue 3 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmEpilogueGpu.*'
+      kinds memcheck_epilogue
+      step memcheck_wgmma 3 timeout 220 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuWgmma.*'
+      kinds memcheck_wgmma
+      step memcheck_cli 3 bash -c "for l in NN NT TN TT NT:c; do compute-sanitizer --tool memcheck '$bin/tilejit' gemm --m 1001 --n 777 --k 515 \
+        --layout \$l --beta 0.5 -e 'd = gelu(acc + bias[n]) * scale[m] + residual + beta * c; pre = acc * s' --scalar s=0.25 --check; done"
+      grep -E "check:|ERROR SUMMARY" "$out/memcheck_cli.log"
+      kinds memcheck_cli
+      ;;
+    i14-ab)
+      # Issue 14: the working tree's templates and the pf variant (M x N inputs prefetched into L1 a
+      # chunk ahead) in turn, twice each, on the bodies that read an M x N input.
+      for round in 1 2; do
+        for v in base pf; do
+          dir=()
+          [ "$v" = pf ] && dir=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/pf")
+          step "ab_${v}_$round" 12 "${dir[@]}" "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN:c \
+            --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = acc * scale[m] + residual' -e 'd = acc + residual' \
+            -e 'd = gelu(acc + bias[n])' --runs 3 --group-ms 30 --rounds 2 --out "$out/ab_${v}_$round.csv"
+        done
       done
       ;;
     i16-sweep)
