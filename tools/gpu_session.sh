@@ -636,13 +636,18 @@ for what in "$@"; do
     i16-heldout)
       # Issue 16: tuned against the heuristic on shapes neither the heuristic's rules nor an earlier
       # sweep came from (the first sweep's shapes taught the heuristic its wave and M <= 64 rules).
+      # HELDOUT_SHAPES replaces the bf16 list and skips the rest (the 16:29Z run: its first 12 shapes).
       rm -rf /tmp/tune-heldout
       export TILEJIT_CACHE_DIR=/tmp/tune-heldout
-      step heldout_bf16 30 timeout "${HELDOUT_S:-150}" "$bin/tilejit" tune gemm --dtype bf16 --layout NT --compare --compare-rounds 3 \
-        --out "$out/heldout_bf16.csv" --shapes "${HELDOUT_SHAPES:-1280x1280x1280,1792x1792x1792,3584x3584x3584,4608x4608x4608,96x11008x4096,200x4096x14336,1024x14336x4096,2048x4096x11008,24576x1024x2048,65536x256x1024,12288x768x3072,1111x2222x3333,2500x1500x999,4001x997x2048,1919x1080x1024,3072x3072x192,6144x4096x96,640x640x640}"
-      [ -n "${HELDOUT_SHAPES:-}" ] && { unset TILEJIT_CACHE_DIR; continue; }
-      step heldout_f16 14 timeout 60 "$bin/tilejit" tune gemm --dtype f16 --layout NN --compare --compare-rounds 3 \
-        --out "$out/heldout_f16.csv" --shapes 1792x1792x1792,200x4096x14336,12288x768x3072,1111x2222x3333,384x384x1536,256x2048x2048
+      tune=("$bin/tilejit" tune gemm --compare --compare-rounds 3)
+      step heldout_bf16 30 timeout "${HELDOUT_S:-300}" "${tune[@]}" --dtype bf16 --layout NT --out "$out/heldout_bf16.csv" \
+        --shapes "${HELDOUT_SHAPES:-1280x1280x1280,1792x1792x1792,3584x3584x3584,96x11008x4096,200x4096x14336,1024x14336x4096,24576x1024x2048,12288x768x3072,1111x2222x3333,2500x1500x999,4001x997x2048,3072x3072x192,896x896x896,2304x2304x2304,2816x2816x2816,4352x4352x4352,5632x5632x5632,6656x6656x6656,80x4096x4096,160x8192x2048,320x5120x5120,640x13824x5120,24x6144x6144,8x8192x1024,32768x1024x1024,16384x2048x512,49152x512x2048,8192x1536x6144,3333x1111x2222,2999x4001x1777,5555x555x3333,777x7777x777,1500x2500x3001,2048x2048x96,8192x4096x160,5120x5120x64,1536x6144x128,448x448x448,768x768x2304,1000x3000x5000}"
+      if [ -z "${HELDOUT_SHAPES:-}" ]; then
+        step heldout_f16 14 timeout 90 "${tune[@]}" --dtype f16 --layout NN --out "$out/heldout_f16.csv" \
+          --shapes 2304x2304x2304,320x5120x5120,32768x1024x1024,3333x1111x2222,2048x2048x96,640x13824x5120,1500x2500x3001,896x896x896
+        step heldout_batch 8 timeout 60 "${tune[@]}" --dtype bf16 --layout NT --batch 4 --out "$out/heldout_batch.csv" \
+          --shapes 1536x1536x1536,640x640x2560,2048x512x512
+      fi
       unset TILEJIT_CACHE_DIR
       ;;
     i14-ab)
