@@ -10,7 +10,7 @@
 #                                   i15-first i15-perf i15-second i15-more i15-blocks i15-blocks2 i15-final i15-out8
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
-#                                   i12-small-tune i14-memcheck i16-heldout)
+#                                   i12-small-tune i14-memcheck i16-heldout i16-c2)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -649,6 +649,15 @@ for what in "$@"; do
           --shapes 1536x1536x1536,640x640x2560,2048x512x512
       fi
       unset TILEJIT_CACHE_DIR
+      ;;
+    i16-c2)
+      # Issue 16 / 12: 128x256 tiles with and without 2-CTA clusters on the heuristic's large aligned
+      # shapes and on the odd sizes where tuning picked clusters (1.10-1.42x), stream and graph.
+      for meth in stream graph; do
+        step "c2_$meth" 16 "$bin/tilejit" bench gemm --dtype bf16 --method "$meth" --layout NT,NN \
+          --shapes 4096x4096x4096,8192x8192x8192,12288x4096x4096,1000x3000x5000,2500x1500x999,2999x4001x1777 \
+          -c default,wgmma:128x256x64:64x256:4,wgmma:128x256x64:64x256:4:c2 --runs 3 --group-ms 30 --rounds 3 --out "$out/c2_$meth.csv"
+      done
       ;;
     i14-ab)
       # Issue 14: the working tree's templates and the pf variant (M x N inputs prefetched into L1 a
