@@ -68,7 +68,7 @@ void Runtime::synchronize(CUstream stream) {
 
 RuntimeStats Runtime::stats() const {
   auto s = impl_->jit->cache.stats();
-  return {s.memory_hits, s.disk_hits, s.compiles, s.compile_seconds};
+  return {s.memory_hits, s.disk_hits, s.compiles, s.compile_seconds, s.shared_hits};
 }
 
 // ---- the operations: each op's code under src/ops, on the JIT context -------------------------

@@ -40,6 +40,9 @@ struct RuntimeStats {
   std::uint64_t disk_hits = 0;    // kernel loaded from the disk cache
   std::uint64_t compiles = 0;     // NVRTC compiles performed
   double compile_seconds = 0;
+  // Kernel another Runtime of this process had compiled or read from disk (a Runtime per device:
+  // each kernel is compiled once in the process for every device of its arch).
+  std::uint64_t shared_hits = 0;
 };
 
 }  // namespace tilejit

@@ -8,6 +8,63 @@
 #include <fmt/format.h>
 
 namespace tilejit::jit {
+namespace {
+
+// Cubins of the process's kernel caches, by key: the first cache that needs a kernel builds it
+// (disk or NVRTC) and the others of the process wait for it and share it (single flight across
+// caches, as each cache's own table is across threads). Entries live while some cache does: when
+// the last one goes, so does every cubin. Only a cache's first request of a key comes here, never
+// a launch.
+class SharedCubins {
+ public:
+  struct Cubin {
+    std::string key_text;
+    CompiledKernel compiled;
+    bool from_disk = false;
+  };
+  using Future = std::shared_future<std::shared_ptr<const Cubin>>;
+
+  // The key's future, and whether the caller is to build it (and then fulfil or abandon it).
+  std::pair<Future, std::shared_ptr<std::promise<std::shared_ptr<const Cubin>>>> claim(const util::Hash128& key) {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(key);
+    if (it != entries_.end()) return {it->second, nullptr};
+    auto promise = std::make_shared<std::promise<std::shared_ptr<const Cubin>>>();
+    Future future = promise->get_future().share();
+    entries_.emplace(key, future);
+    return {future, promise};
+  }
+  // A build that failed, or a cubin the driver refused: a later request builds it again.
+  void forget(const util::Hash128& key) {
+    std::lock_guard lock(mutex_);
+    entries_.erase(key);
+  }
+  void cache_created() {
+    std::lock_guard lock(mutex_);
+    ++caches_;
+  }
+  void cache_destroyed() {
+    std::lock_guard lock(mutex_);
+    if (--caches_ == 0) entries_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  int caches_ = 0;
+  std::unordered_map<util::Hash128, Future, util::Hash128Hasher> entries_;
+};
+
+SharedCubins& shared_cubins() {
+  static SharedCubins* table = new SharedCubins;  // never destroyed: caches may outlive static destruction order
+  return *table;
+}
+
+}  // namespace
+
+KernelCache::KernelCache(const NvrtcCompiler& compiler, DiskCache* disk, bool always_compile)
+    : compiler_(compiler), disk_(disk), always_compile_(always_compile) {
+  shared_cubins().cache_created();
+}
 
 CUfunction Kernel::load(int device) {
   std::lock_guard lock(load_mutex_);
@@ -68,7 +125,10 @@ KernelKeyParts KernelCache::key_parts(const KernelRequest& r) const {
 
 KernelKey KernelCache::key_for(const KernelRequest& r) const { return KernelKey::from(key_parts(r)); }
 
-KernelCache::~KernelCache() { flush_counters(); }
+KernelCache::~KernelCache() {
+  flush_counters();
+  shared_cubins().cache_destroyed();
+}
 
 // Hits are counted in this process and added to the shared counters with the next compile or when
 // the cache goes away: a hit itself never waits for the counters' file lock.
@@ -108,13 +168,44 @@ CompiledKernel KernelCache::compile(const KernelKey& key, const KernelRequest& r
 }
 
 CompiledKernel KernelCache::recompile_rejected(const Kernel& kernel) {
+  shared_cubins().forget(kernel.key().hash);
   if (disk_) disk_->remove_corrupt(kernel.key());
   return compile(kernel.key(), kernel.request());
 }
 
-// The walk after a memory miss: disk entry -> per-key lock across processes -> disk again (another
-// process may have published it meanwhile) -> NVRTC -> publish.
+// After a memory miss: the process's other caches (one may have the cubin, or be making it), then
+// this cache's own walk (build_here). TILEJIT_ALWAYS_COMPILE compiles every time, here too.
 std::shared_ptr<Kernel> KernelCache::build(KernelKey key, const KernelRequest& request, bool* compiled) {
+  if (always_compile_) return build_here(std::move(key), request, compiled);
+  auto [future, promise] = shared_cubins().claim(key.hash);
+  if (!promise) {
+    std::shared_ptr<const SharedCubins::Cubin> cubin;
+    try {
+      cubin = future.get();
+    } catch (...) {
+      cubin = nullptr;  // the other cache's build failed: this one tries on its own (and reports its own error)
+    }
+    if (cubin && cubin->key_text == key.text) {
+      if (compiled) *compiled = false;
+      shared_hits_.fetch_add(1, std::memory_order_relaxed);
+      return std::make_shared<Kernel>(std::move(key), request, cubin->compiled, cubin->from_disk, this);
+    }
+    return build_here(std::move(key), request, compiled);  // a failed build, or a 128-bit collision
+  }
+  try {
+    auto kernel = build_here(key, request, compiled);
+    promise->set_value(std::make_shared<const SharedCubins::Cubin>(SharedCubins::Cubin{key.text, kernel->compiled(), kernel->from_disk()}));
+    return kernel;
+  } catch (...) {
+    shared_cubins().forget(key.hash);
+    promise->set_exception(std::current_exception());
+    throw;
+  }
+}
+
+// This cache's walk: disk entry -> per-key lock across processes -> disk again (another process
+// may have published it meanwhile) -> NVRTC -> publish.
+std::shared_ptr<Kernel> KernelCache::build_here(KernelKey key, const KernelRequest& request, bool* compiled) {
   if (compiled) *compiled = false;
   if (disk_ && !always_compile_) {
     auto from_disk = [&](DiskEntry&& e) {
@@ -189,7 +280,8 @@ std::shared_ptr<Kernel> KernelCache::get(const KernelRequest& request, bool* com
 }
 
 KernelCacheStats KernelCache::stats() const {
-  return {memory_hits_.load(), disk_hits_.load(), compiles_.load(), static_cast<double>(compile_microseconds_.load()) * 1e-6};
+  return {memory_hits_.load(), disk_hits_.load(), compiles_.load(), static_cast<double>(compile_microseconds_.load()) * 1e-6,
+          shared_hits_.load()};
 }
 
 }  // namespace tilejit::jit

@@ -1,5 +1,8 @@
 // The kernel cache: memory (single flight: one compile per key however many threads ask at once)
-// in front of NVRTC. Returns Kernels that load their module on the device at first use.
+// in front of NVRTC. Returns Kernels that load their module on the device at first use. Each
+// Runtime has its own (its own context, modules and plans); a cubin one of them compiled or read
+// from disk is handed to the others of the process (one Runtime per device) through a table of
+// the process, so that a kernel is compiled once in a process for every device of its arch.
 #pragma once
 
 #include "jit/disk_cache.hpp"
@@ -63,13 +66,13 @@ struct KernelCacheStats {
   std::uint64_t disk_hits = 0;
   std::uint64_t compiles = 0;
   double compile_seconds = 0;
+  std::uint64_t shared_hits = 0;  // compiled (or read from disk) for another cache of this process
 };
 
 class KernelCache {
  public:
   // `disk` may be null (TILEJIT_CACHE=off); it must outlive the cache.
-  KernelCache(const NvrtcCompiler& compiler, DiskCache* disk, bool always_compile)
-      : compiler_(compiler), disk_(disk), always_compile_(always_compile) {}
+  KernelCache(const NvrtcCompiler& compiler, DiskCache* disk, bool always_compile);
   ~KernelCache();
 
   KernelKey key_for(const KernelRequest& request) const;
@@ -97,6 +100,7 @@ class KernelCache {
 
  private:
   std::shared_ptr<Kernel> build(KernelKey key, const KernelRequest& request, bool* compiled);
+  std::shared_ptr<Kernel> build_here(KernelKey key, const KernelRequest& request, bool* compiled);
   CompiledKernel compile(const KernelKey& key, const KernelRequest& request);
 
   const NvrtcCompiler& compiler_;
@@ -109,6 +113,7 @@ class KernelCache {
   std::unordered_map<util::Hash128, std::shared_future<std::shared_ptr<Kernel>>, util::Hash128Hasher> entries_;
   std::atomic<std::uint64_t> memory_hits_{0};
   std::atomic<std::uint64_t> compiles_{0};
+  std::atomic<std::uint64_t> shared_hits_{0};
   std::atomic<std::uint64_t> compile_microseconds_{0};
 };
 
