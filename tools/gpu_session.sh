@@ -10,7 +10,7 @@
 #                                   i15-first i15-perf i15-second i15-more i15-blocks i15-blocks2 i15-final i15-out8
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
-#                                   i12-small-tune i14-memcheck i16-heldout i16-c2)
+#                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -649,6 +649,12 @@ for what in "$@"; do
           --shapes 1536x1536x1536,640x640x2560,2048x512x512
       fi
       unset TILEJIT_CACHE_DIR
+      ;;
+    i18-runtimes)
+      # Issue 18: every device listed, and one Runtime per device (device 0 twice on one GPU) driven by
+      # two threads each, results checked, one compile per kernel in the process.
+      step info 12 "$bin/tilejit" info
+      step runtimes_per_device 6 "$bin/tilejit_gpu_tests" --gtest_filter='RuntimesPerDeviceGpu.*'
       ;;
     i16-c2)
       # Issue 16 / 12: 128x256 tiles with and without 2-CTA clusters on the heuristic's large aligned
