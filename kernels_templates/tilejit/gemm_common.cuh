@@ -110,8 +110,7 @@ __device__ __forceinline__ void epilogue_store(const epilogue_operand& o, long l
 // GemmEpilogue, or its fixed form act(alpha * acc + beta * C + bias)), which also writes the
 // epilogue's other outputs. Outside D it reads nothing and writes nothing.
 // Inside: the caller knows (r, c) lies inside D (a tile away from D's edges), so the epilogue's
-// reads need no bounds checks: about a third of the instructions per element read from a vector or
-// an M x N input.
+// reads need no bounds checks, and their addresses fold into offsets from one base per row.
 template <class Cfg, bool Inside = false>
 __device__ __forceinline__ float epilogue_value(const gemm_params& p, long long batch, long long r, long long c, float acc) {
   return Cfg::epilogue::template apply<Cfg, Inside>(p, batch, r, c, acc);
