@@ -655,6 +655,11 @@ for what in "$@"; do
       # two threads each, results checked, one compile per kernel in the process.
       step info 12 "$bin/tilejit" info
       step runtimes_per_device 6 "$bin/tilejit_gpu_tests" --gtest_filter='RuntimesPerDeviceGpu.*'
+      # Two GPUs: devices 0 and 1 (the issue asks >= 1.9x); one GPU: device 0 twice (the same code).
+      gpus=$(nvidia-smi -L | wc -l)
+      pair=$([ "$gpus" -ge 2 ] && echo 0,1 || echo 0,0)
+      step bench_devices 8 "$bin/tilejit" bench devices --devices "$pair" --dtype bf16 --layout NT --m 8192 --n 8192 --k 8192 \
+        --seconds 1 --rounds 3
       ;;
     i16-c2)
       # Issue 16 / 12: 128x256 tiles with and without 2-CTA clusters on the heuristic's large aligned

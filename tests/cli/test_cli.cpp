@@ -209,6 +209,24 @@ TEST(Cli, TuneGemmRefusesBadInputAndSaysWhyNot) {
   }
 }
 
+// One GEMM on several devices at once (issue 18): bad device lists are usage errors; without a GPU
+// it says which device cannot run and why; on a GPU (device 0 twice where there is one) it checks
+// every device's D and reports the aggregate rate.
+TEST(Cli, BenchDevicesChecksOrSaysWhyNot) {
+  expect_usage_error("bench devices --devices 0,x", {"--devices: 'x' is not a device ordinal"});
+  expect_usage_error("bench devices --devices 0 --seconds 0", {"--seconds must be positive"});
+  if (!has_gpu()) {
+    Result r = run_cli("bench devices --devices 0,1 --m 256 --n 256 --k 256");
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("tilejit bench devices: device 0:"), std::string::npos) << r.out;
+    return;
+  }
+  Result r = run_cli("bench devices --devices 0,0 --m 1024 --n 1024 --k 1024 --seconds 0.1 --rounds 1");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("devices together"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+}
+
 TEST(Cli, ElementwiseRunChecksOrSaysWhyNot) {
   Result r = run_cli("elementwise -e 'z = x * alpha + y' -s alpha=0.5 --n 1000003 --check");
   if (has_gpu()) {

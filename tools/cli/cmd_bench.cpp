@@ -229,6 +229,7 @@ void register_bench(CLI::App& bench_app, Action& action) {
   auto warm_loader = std::make_shared<bool>(false);
   first->add_flag("--warm-loader", *warm_loader, "Load and unload a trivial module before timing");
   first->callback([&action, warm_loader] { action = [warm_loader] { return bench_first_call(*warm_loader); }; });
+  register_bench_devices(*bench, action);
 }
 
 }  // namespace tilejit::cli

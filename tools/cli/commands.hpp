@@ -39,6 +39,7 @@ void register_info(CLI::App& app, Action& action);
 void register_elementwise(CLI::App& app, CLI::App& compile, Action& action);
 void register_demo(CLI::App& app, Action& action);
 void register_bench(CLI::App& bench, Action& action);
+void register_bench_devices(CLI::App& bench, Action& action);
 void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& action);
 void register_cache(CLI::App& app, Action& action);
 void register_kernel(CLI::App& compile, Action& action);
