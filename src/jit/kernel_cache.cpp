@@ -15,43 +15,14 @@ namespace {
 // caches, as each cache's own table is across threads). Entries live while some cache does: when
 // the last one goes, so does every cubin. Only a cache's first request of a key comes here, never
 // a launch.
-class SharedCubins {
- public:
+struct SharedCubins {
   struct Cubin {
     std::string key_text;
     CompiledKernel compiled;
     bool from_disk = false;
   };
-  using Future = std::shared_future<std::shared_ptr<const Cubin>>;
-
-  // The key's future, and whether the caller is to build it (and then fulfil or abandon it).
-  std::pair<Future, std::shared_ptr<std::promise<std::shared_ptr<const Cubin>>>> claim(const util::Hash128& key) {
-    std::lock_guard lock(mutex_);
-    auto it = entries_.find(key);
-    if (it != entries_.end()) return {it->second, nullptr};
-    auto promise = std::make_shared<std::promise<std::shared_ptr<const Cubin>>>();
-    Future future = promise->get_future().share();
-    entries_.emplace(key, future);
-    return {future, promise};
-  }
-  // A build that failed, or a cubin the driver refused: a later request builds it again.
-  void forget(const util::Hash128& key) {
-    std::lock_guard lock(mutex_);
-    entries_.erase(key);
-  }
-  void cache_created() {
-    std::lock_guard lock(mutex_);
-    ++caches_;
-  }
-  void cache_destroyed() {
-    std::lock_guard lock(mutex_);
-    if (--caches_ == 0) entries_.clear();
-  }
-
- private:
-  std::mutex mutex_;
-  int caches_ = 0;
-  std::unordered_map<util::Hash128, Future, util::Hash128Hasher> entries_;
+  SingleFlight<std::shared_ptr<const Cubin>> table;
+  std::atomic<int> caches{0};
 };
 
 SharedCubins& shared_cubins() {
@@ -63,7 +34,7 @@ SharedCubins& shared_cubins() {
 
 KernelCache::KernelCache(const NvrtcCompiler& compiler, DiskCache* disk, bool always_compile)
     : compiler_(compiler), disk_(disk), always_compile_(always_compile) {
-  shared_cubins().cache_created();
+  shared_cubins().caches.fetch_add(1);
 }
 
 CUfunction Kernel::load(int device) {
@@ -127,7 +98,7 @@ KernelKey KernelCache::key_for(const KernelRequest& r) const { return KernelKey:
 
 KernelCache::~KernelCache() {
   flush_counters();
-  shared_cubins().cache_destroyed();
+  if (shared_cubins().caches.fetch_sub(1) == 1) shared_cubins().table.clear();
 }
 
 // Hits are counted in this process and added to the shared counters with the next compile or when
@@ -168,7 +139,7 @@ CompiledKernel KernelCache::compile(const KernelKey& key, const KernelRequest& r
 }
 
 CompiledKernel KernelCache::recompile_rejected(const Kernel& kernel) {
-  shared_cubins().forget(kernel.key().hash);
+  shared_cubins().table.forget(kernel.key().hash);
   if (disk_) disk_->remove_corrupt(kernel.key());
   return compile(kernel.key(), kernel.request());
 }
@@ -177,11 +148,11 @@ CompiledKernel KernelCache::recompile_rejected(const Kernel& kernel) {
 // this cache's own walk (build_here). TILEJIT_ALWAYS_COMPILE compiles every time, here too.
 std::shared_ptr<Kernel> KernelCache::build(KernelKey key, const KernelRequest& request, bool* compiled) {
   if (always_compile_) return build_here(std::move(key), request, compiled);
-  auto [future, promise] = shared_cubins().claim(key.hash);
-  if (!promise) {
+  auto claim = shared_cubins().table.claim(key.hash);
+  if (!claim.promise) {
     std::shared_ptr<const SharedCubins::Cubin> cubin;
     try {
-      cubin = future.get();
+      cubin = claim.future.get();
     } catch (...) {
       cubin = nullptr;  // the other cache's build failed: this one tries on its own (and reports its own error)
     }
@@ -192,15 +163,12 @@ std::shared_ptr<Kernel> KernelCache::build(KernelKey key, const KernelRequest& r
     }
     return build_here(std::move(key), request, compiled);  // a failed build, or a 128-bit collision
   }
-  try {
-    auto kernel = build_here(key, request, compiled);
-    promise->set_value(std::make_shared<const SharedCubins::Cubin>(SharedCubins::Cubin{key.text, kernel->compiled(), kernel->from_disk()}));
-    return kernel;
-  } catch (...) {
-    shared_cubins().forget(key.hash);
-    promise->set_exception(std::current_exception());
-    throw;
-  }
+  std::shared_ptr<Kernel> kernel;
+  shared_cubins().table.make(key.hash, *claim.promise, [&] {
+    kernel = build_here(key, request, compiled);
+    return std::make_shared<const SharedCubins::Cubin>(SharedCubins::Cubin{key.text, kernel->compiled(), kernel->from_disk()});
+  });
+  return kernel;
 }
 
 // This cache's walk: disk entry -> per-key lock across processes -> disk again (another process
@@ -237,22 +205,9 @@ std::shared_ptr<Kernel> KernelCache::get(const KernelRequest& request, bool* com
   KernelKey key = key_for(request);
   if (always_compile_) return build(std::move(key), request, compiled);
 
-  std::promise<std::shared_ptr<Kernel>> promise;
-  std::shared_future<std::shared_ptr<Kernel>> future;
-  bool owner = false;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = entries_.find(key.hash);
-    if (it != entries_.end()) {
-      future = it->second;
-    } else {
-      owner = true;
-      future = promise.get_future().share();
-      entries_.emplace(key.hash, future);
-    }
-  }
-  if (!owner) {
-    std::shared_ptr<Kernel> kernel = future.get();  // rethrows the owner's failure
+  auto claim = entries_.claim(key.hash);
+  if (!claim.promise) {
+    std::shared_ptr<Kernel> kernel = claim.future.get();  // rethrows the owner's failure
     if (kernel->key().text == key.text) {
       if (compiled) *compiled = false;
       memory_hits_.fetch_add(1, std::memory_order_relaxed);
@@ -265,18 +220,7 @@ std::shared_ptr<Kernel> KernelCache::get(const KernelRequest& request, bool* com
     CompiledKernel k = compiler_.compile(request.compile);
     return std::make_shared<Kernel>(std::move(key), request, std::move(k), false, this);
   }
-  try {
-    auto kernel = build(key, request, compiled);
-    promise.set_value(kernel);
-    return kernel;
-  } catch (...) {
-    {
-      std::lock_guard lock(mutex_);
-      entries_.erase(key.hash);  // a later call may try again
-    }
-    promise.set_exception(std::current_exception());
-    throw;
-  }
+  return entries_.make(key.hash, *claim.promise, [&] { return build(key, request, compiled); });
 }
 
 KernelCacheStats KernelCache::stats() const {
@@ -287,8 +231,5 @@ KernelCacheStats KernelCache::stats() const {
 }  // namespace tilejit::jit
 
 namespace tilejit::jit {
-void KernelCache::clear() {
-  std::lock_guard lock(mutex_);
-  entries_.clear();
-}
+void KernelCache::clear() { entries_.clear(); }
 }  // namespace tilejit::jit

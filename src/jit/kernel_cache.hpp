@@ -14,6 +14,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -59,6 +60,50 @@ class Kernel {
   Module module_;
   std::vector<CUfunction> functions_;  // one per name expression, set before function_
   std::atomic<CUfunction> function_{nullptr};
+};
+
+// Values by key, each made once however many threads ask at once: claim() gives the first caller of
+// a key the promise to make it (make()), and every caller the future it arrives in. A value that
+// fails to be made is forgotten (a later claim tries again) and its waiters get the exception.
+template <class T> class SingleFlight {
+ public:
+  struct Claim {
+    std::shared_future<T> future;
+    std::optional<std::promise<T>> promise;  // set for the caller that is to make the value
+  };
+  Claim claim(const util::Hash128& key) {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(key);
+    if (it != entries_.end()) return {it->second, std::nullopt};
+    std::promise<T> promise;
+    std::shared_future<T> future = promise.get_future().share();
+    entries_.emplace(key, future);
+    return {std::move(future), std::move(promise)};
+  }
+  // Fulfils a claim: the value `make_value()` returns goes to every waiter and is returned.
+  template <class Make> T make(const util::Hash128& key, std::promise<T>& promise, Make&& make_value) {
+    try {
+      T value = make_value();
+      promise.set_value(value);
+      return value;
+    } catch (...) {
+      forget(key);
+      promise.set_exception(std::current_exception());
+      throw;
+    }
+  }
+  void forget(const util::Hash128& key) {
+    std::lock_guard lock(mutex_);
+    entries_.erase(key);
+  }
+  void clear() {
+    std::lock_guard lock(mutex_);
+    entries_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<util::Hash128, std::shared_future<T>, util::Hash128Hasher> entries_;
 };
 
 struct KernelCacheStats {
@@ -109,8 +154,7 @@ class KernelCache {
   std::atomic<std::uint64_t> unflushed_memory_hits_{0};
   std::atomic<std::uint64_t> unflushed_disk_hits_{0};
   std::atomic<std::uint64_t> disk_hits_{0};
-  mutable std::mutex mutex_;
-  std::unordered_map<util::Hash128, std::shared_future<std::shared_ptr<Kernel>>, util::Hash128Hasher> entries_;
+  SingleFlight<std::shared_ptr<Kernel>> entries_;
   std::atomic<std::uint64_t> memory_hits_{0};
   std::atomic<std::uint64_t> compiles_{0};
   std::atomic<std::uint64_t> shared_hits_{0};

@@ -108,11 +108,6 @@ class DeviceGemm {
   CUevent start_ = nullptr, stop_ = nullptr;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 int bench_devices(const DevicesArgs& a) {
   const std::vector<int> ordinals = parse_devices(a.devices);
   if (a.seconds <= 0 || a.rounds < 1) throw InvalidArgument("--seconds must be positive and --rounds at least 1");

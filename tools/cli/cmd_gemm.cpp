@@ -160,10 +160,6 @@ int bench_gemm(const GemmArgs& a) {
                                                stream, mo);
     c.ours_ms.push_back(ours.median_ms), c.ref_ms.push_back(c.no_reference ? std::nan("") : ref.median_ms);
   };
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-  };
   nlohmann::json rows = nlohmann::json::array();
   auto report = [&](const Case& c) {
     std::vector<double> ratios;  // tilejit's speed over cuBLAS's, per round

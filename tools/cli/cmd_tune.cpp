@@ -36,11 +36,6 @@ struct TuneArgs {
   double compare_ms = 30;   // --compare: work per timed group
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? std::nan("") : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 int tune_gemm_cmd(const TuneArgs& a) {
   if (a.rounds < 1 || a.rounds > 100) throw InvalidArgument(fmt::format("--rounds {}: expected 1 to 100", a.rounds));
   if (a.compare_rounds < 1) throw InvalidArgument(fmt::format("--compare-rounds {}: expected 1 or more", a.compare_rounds));

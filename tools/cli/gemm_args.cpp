@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace tilejit::cli {
@@ -82,6 +84,11 @@ std::optional<GemmConfig> config_of(const std::string& s) {
 }
 
 double tflops(double flops, double ms) { return flops / (ms * 1e-3) / 1e12; }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? std::nan("") : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
 
 std::vector<std::array<std::int64_t, 3>> parse_shapes(const std::string& s) {
   std::vector<std::array<std::int64_t, 3>> out;

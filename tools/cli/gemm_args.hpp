@@ -45,6 +45,8 @@ GemmProblem problem_of(const GemmArgs& a, const std::string& layout);
 void with_stand_in_pointers(GemmProblem& p, bool bias);
 std::optional<GemmConfig> config_of(const std::string& s);
 double tflops(double flops, double ms);
+// The median of a bench's rounds (the mean of the middle two for an even count; NaN when empty).
+double median(std::vector<double> v);
 // "MxNxK,MxNxK,...".
 std::vector<std::array<std::int64_t, 3>> parse_shapes(const std::string& s);
 // --m --n --k --dtype --b-dtype --out-dtype --block-scales --layout --config --math.
