@@ -18,7 +18,7 @@ namespace {
 struct SharedCubins {
   struct Cubin {
     std::string key_text;
-    CompiledKernel compiled;
+    std::shared_ptr<const CompiledKernel> compiled;  // the first cache's Kernel's own (no copy)
     bool from_disk = false;
   };
   SingleFlight<std::shared_ptr<const Cubin>> table;
@@ -41,7 +41,7 @@ CUfunction Kernel::load(int device) {
   std::lock_guard lock(load_mutex_);
   if (CUfunction fn = function_.load(std::memory_order_acquire)) return fn;
   try {
-    module_ = Module(compiled_.cubin, request_.compile.program_name, device);
+    module_ = Module(compiled_->cubin, request_.compile.program_name, device);
   } catch (const DriverError& e) {
     // A cached cubin the driver refuses is treated as a corrupt entry: removed and compiled again.
     const bool image_refused = e.code() == CUDA_ERROR_INVALID_IMAGE || e.code() == CUDA_ERROR_NO_BINARY_FOR_GPU ||
@@ -49,14 +49,14 @@ CUfunction Kernel::load(int device) {
                                e.code() == CUDA_ERROR_INVALID_SOURCE;
     if (!from_disk_ || !cache_ || !image_refused) throw;
     util::log().warn("the driver refused cached kernel {} ({}); compiling it again", request_.compile.program_name, e.what());
-    compiled_ = cache_->recompile_rejected(*this);
+    compiled_ = std::make_shared<const CompiledKernel>(cache_->recompile_rejected(*this));
     from_disk_ = false;
-    module_ = Module(compiled_.cubin, request_.compile.program_name, device);
+    module_ = Module(compiled_->cubin, request_.compile.program_name, device);
   }
-  if (compiled_.lowered_names.empty())
+  if (compiled_->lowered_names.empty())
     throw Error(fmt::format("kernel program {} exports no kernel (no name expression)", request_.compile.program_name));
   std::vector<CUfunction> fns;
-  for (const auto& name : compiled_.lowered_names) fns.push_back(module_.function(name, device));
+  for (const auto& name : compiled_->lowered_names) fns.push_back(module_.function(name, device));
   functions_ = std::move(fns);
   function_.store(functions_.front(), std::memory_order_release);
   return functions_.front();
@@ -166,7 +166,7 @@ std::shared_ptr<Kernel> KernelCache::build(KernelKey key, const KernelRequest& r
   std::shared_ptr<Kernel> kernel;
   shared_cubins().table.make(key.hash, *claim.promise, [&] {
     kernel = build_here(key, request, compiled);
-    return std::make_shared<const SharedCubins::Cubin>(SharedCubins::Cubin{key.text, kernel->compiled(), kernel->from_disk()});
+    return std::make_shared<const SharedCubins::Cubin>(SharedCubins::Cubin{key.text, kernel->compiled_shared(), kernel->from_disk()});
   });
   return kernel;
 }

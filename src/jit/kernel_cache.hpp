@@ -34,11 +34,15 @@ class KernelCache;
 class Kernel {
  public:
   Kernel(KernelKey key, KernelRequest request, CompiledKernel compiled, bool from_disk, KernelCache* cache)
+      : Kernel(std::move(key), std::move(request), std::make_shared<const CompiledKernel>(std::move(compiled)), from_disk, cache) {}
+  // A cubin shared with the Kernels of the process's other caches (other devices): not copied.
+  Kernel(KernelKey key, KernelRequest request, std::shared_ptr<const CompiledKernel> compiled, bool from_disk, KernelCache* cache)
       : key_(std::move(key)), request_(std::move(request)), compiled_(std::move(compiled)), from_disk_(from_disk), cache_(cache) {}
 
   const KernelKey& key() const noexcept { return key_; }
   const KernelRequest& request() const noexcept { return request_; }
-  const CompiledKernel& compiled() const noexcept { return compiled_; }
+  const CompiledKernel& compiled() const noexcept { return *compiled_; }
+  const std::shared_ptr<const CompiledKernel>& compiled_shared() const noexcept { return compiled_; }
   bool from_disk() const noexcept { return from_disk_; }
 
   // The (first) function on `device`, loading the module the first time (the caller made ctx current).
@@ -53,7 +57,7 @@ class Kernel {
   CUfunction load(int device);
   KernelKey key_;
   KernelRequest request_;
-  CompiledKernel compiled_;
+  std::shared_ptr<const CompiledKernel> compiled_;
   bool from_disk_;
   KernelCache* cache_;
   std::mutex load_mutex_;
