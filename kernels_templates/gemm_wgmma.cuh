@@ -130,7 +130,9 @@ template <class Cfg> struct gemm_wgmma {
   // Cluster of 2: the pair's tiles share B; each block loads half of it into both blocks' stages
   // (TMA multicast), so L2 serves B once per pair.
   enum : int { kCluster = Cfg::CLUSTER };
-  static_assert(kCluster == 1 || (kCluster == 2 && !kPingpong), "gemm_wgmma: clusters of 1 or 2 blocks, not with ping-pong");
+  // With ping-pong the pair's consumer c both take the same unit of the pair (they walk one sequence
+  // of units), so the stages they share hold the same K block.
+  static_assert(kCluster == 1 || kCluster == 2, "gemm_wgmma: clusters of 1 or 2 blocks");
   static_assert(kCluster == 1 || (Cfg::B_ROW ? BN % 128 == 0 : BN % 16 == 0), "gemm_wgmma: a cluster splits B's tile in halves");
   // K halves: two consumer warpgroups compute the same whole tile (WM = BM), one the even K blocks and
   // one the odd, and add up through shared memory: two MMA chains per block where a small problem
@@ -445,7 +447,7 @@ template <class Cfg> struct gemm_wgmma {
         sm90::mbarrier_init(&full[s], 1);                 // the producer's arrive + the TMA bytes
         // One arrive per warp of each consumer that reads the stage (ping-pong: its tile's owner only).
         // With a cluster, the partner's consumers too: its producer writes half of B into this stage.
-        sm90::mbarrier_init(&empty[s], kPingpong || kKHalves ? 4 : kConsumers * 4 * kCluster);
+        sm90::mbarrier_init(&empty[s], (kPingpong || kKHalves ? 4 : kConsumers * 4) * kCluster);
       }
       if constexpr (kPingpong) {
         sm90::mbarrier_init(&order[0], 1);

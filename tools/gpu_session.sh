@@ -10,7 +10,8 @@
 #                                   i15-first i15-perf i15-second i15-more i15-blocks i15-blocks2 i15-final i15-out8
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
-#                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes)
+#                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
+#                                   i14-ppc2 i15-stages)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -660,6 +661,22 @@ for what in "$@"; do
       pair=$([ "$gpus" -ge 2 ] && echo 0,1 || echo 0,0)
       step bench_devices 8 "$bin/tilejit" bench devices --devices "$pair" --dtype bf16 --layout NT --m 8192 --n 8192 --k 8192 \
         --seconds 1 --rounds 3
+      ;;
+    i14-ppc2)
+      # Issue 14: ping-pong consumers in clusters of two (B shared by the pair) against the cooperative
+      # default, plain and with the two bodies of the issue, stream.
+      step ppc2_tests 4 "$bin/tilejit_gpu_tests" --gtest_brief=1 --gtest_filter='GemmGpuWgmma.ClusterOfTwo:GemmGpuGraph.*'
+      step ppc2_stream 40 "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN:c \
+        --shapes 4096x4096x4096,8192x8192x8192,12288x4096x4096 \
+        -c default,wgmma:128x128x64:128x128:5:pp,wgmma:128x128x64:128x128:5:pp:c2,wgmma:64x256x64:64x256:4:pp:c2 \
+        -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' --runs 3 --group-ms 30 --rounds 2 --out "$out/ppc2_stream.csv"
+      ;;
+    i15-stages)
+      # Issue 15: block-scaled 128x128x128 tiles with 4 (the heuristic's), 5 and 6 stages beside the
+      # per-tensor default, stream.
+      step fp8_stages 16 "$bin/tilejit" bench gemm --dtype e4m3 --block-scales --method stream --layout NT \
+        --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 30 --rounds 2 --out "$out/fp8_stages.csv" \
+        --config default,wgmma:128x128x128:64x128:5,wgmma:128x128x128:64x128:6
       ;;
     i16-c2)
       # Issue 16 / 12: 128x256 tiles with and without 2-CTA clusters on the heuristic's large aligned

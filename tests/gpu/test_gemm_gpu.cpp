@@ -421,7 +421,9 @@ TEST_F(GemmGpuWgmma, ClusterOfTwo) {
   // Pairs of tiles sharing B through TMA multicast: an odd number of tile rows (the second block of
   // the last pair has no tile), one tile only, every layout, batches with the whole epilogue, and
   // launches in a row.
-  for (const char* cfg : {"wgmma:128x256x64:64x256:4:c2", "wgmma:128x128x64:64x128:4:c2", "wgmma:64x128x64:64x128:8:c2"}) {
+  // Ping-pong pairs too: each block's two consumers take turns, consumer c of both blocks on one pair of tiles.
+  for (const char* cfg : {"wgmma:128x256x64:64x256:4:c2", "wgmma:128x128x64:64x128:4:c2", "wgmma:64x128x64:64x128:8:c2",
+                          "wgmma:128x128x64:128x128:5:pp:c2", "wgmma:64x256x64:64x256:4:pp:c2"}) {
     GemmConfig c = GemmConfig::parse(cfg);
     for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8}, {300, 520, 200}, {1000, 1000, 1000}, {2048, 2304, 512}})
       for (const char* layout : {"NT", "NN", "TN", "TT"}) expect_correct(rt, shape(kMaths[3], layout, M, N, K), false, &c);

@@ -78,6 +78,7 @@ std::vector<GraphCase> graph_cases() {
   v.push_back({"wgmma column-major D", shape(DType::bf16, MathMode::exact, "NN", 640, 512, 384, Layout::col_major), nullptr});
   v.push_back({"wgmma ping-pong", shape(DType::bf16, MathMode::exact, "NT", 512, 512, 256), "wgmma:128x128x64:128x128:4:pp"});
   v.push_back({"wgmma cluster of 2", shape(DType::bf16, MathMode::exact, "NT", 512, 512, 256), "wgmma:128x256x64:64x256:4:c2"});
+  v.push_back({"wgmma ping-pong pair", shape(DType::bf16, MathMode::exact, "NT", 640, 512, 256), "wgmma:128x128x64:128x128:5:pp:c2"});
   v.push_back({"wgmma K halves", shape(DType::bf16, MathMode::exact, "NT", 256, 256, 512), "wgmma:64x128x64:64x128:8:kh"});
   return v;
 }

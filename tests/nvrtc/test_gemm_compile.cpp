@@ -136,7 +136,7 @@ TEST(GemmCompileWgmma, ClusterOfTwoWithMulticast) {
   RuntimeOptions o;
   o.arch = "sm_90a";
   Runtime rt(o);
-  for (const char* cfg : {"wgmma:128x256x64:64x256:4:c2", "wgmma:64x128x64:64x128:8:c2"})
+  for (const char* cfg : {"wgmma:128x256x64:64x256:4:c2", "wgmma:64x128x64:64x128:8:c2", "wgmma:128x128x64:128x128:5:pp:c2"})
     for (const char* layout : {"NT", "NN", "TN", "TT"}) {
       GemmConfig c = GemmConfig::parse(cfg);
       EXPECT_NE(rt.compile_gemm(stand_in(DType::bf16, MathMode::exact, layout, false, Activation::none), &c).program_name.find("_c2"),

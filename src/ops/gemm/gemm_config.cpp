@@ -264,7 +264,7 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
   if (c.k_halves && c.kind != GemmKind::wgmma) broken(c, "K halves (kh) exist for kind wgmma only");
   if (c.k_halves && (c.pingpong || c.split_k != 1 || c.cluster != 1))
     broken(c, "K halves (kh) combine with neither ping-pong (pp), split-K (kS) nor clusters (cC)");
-  if (c.cluster != 1 && (c.pingpong || c.split_k != 1)) broken(c, "a cluster (cC) combines with neither ping-pong (pp) nor split-K (kS)");
+  if (c.cluster != 1 && c.split_k != 1) broken(c, "a cluster (cC) and split-K (kS) do not combine");
   if (c.cluster == 2 && p.b.layout == Layout::row_major && c.bn % 128 != 0)
     broken(c, fmt::format("a cluster of 2 splits a row-major B's tile in 64-column halves: BN={} must be a multiple of 128", c.bn));
   const bool tf32 = p.a.dtype == DType::f32 && p.math == MathMode::tf32;

@@ -172,6 +172,11 @@ std::vector<GemmConfig> gemm_tuning_candidates(const GemmProblem& in, const std:
         GemmConfig c{GemmKind::wgmma, t.bm, t.bn, bk1, t.wm, t.bn, 4};
         c.pingpong = true;
         with_stages(c, false);
+        if (t.bm == 128 && !block_scales) {  // and in pairs sharing B
+          c.cluster = 2;
+          with_stages(c, false);
+          c.cluster = 1;
+        }
         c.pingpong = false;
         if (tiles(t.bm, t.bn) < sms) {
           c.k_halves = true;
