@@ -11,7 +11,7 @@
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
-#                                   i14-ppc2 i15-stages)
+#                                   i14-ppc2 i15-stages i15-profile)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -677,6 +677,20 @@ for what in "$@"; do
       step fp8_stages 16 "$bin/tilejit" bench gemm --dtype e4m3 --block-scales --method stream --layout NT \
         --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 30 --rounds 2 --out "$out/fp8_stages.csv" \
         --config default,wgmma:128x128x128:64x128:5,wgmma:128x128x128:64x128:6
+      ;;
+    i15-profile)
+      # Issue 15 / 14: where the block-scaled kernel's time goes beside the per-tensor one on the same
+      # tiles, and the bf16 default with and without bias + GELU (one launch after warm-up each).
+      prof() {
+        local name="$1"
+        shift
+        step "$name" 70 ncu --clock-control none -k regex:gemm_wgmma -s 3 -c 1 --section SpeedOfLight --section WarpStateStats \
+          --section SourceCounters --section ComputeWorkloadAnalysis "$bin/tilejit" gemm --m 4096 --n 4096 --k 4096 --layout NT --bench --runs 3 "$@"
+      }
+      prof prof_fp8_blocks --dtype e4m3 --block-scales
+      prof prof_fp8_tensor --dtype e4m3 -c wgmma:128x128x128:64x128:4
+      prof prof_bf16_gelu --dtype bf16 -e 'd = gelu(acc + bias[n])'
+      prof prof_bf16_plain --dtype bf16
       ;;
     i16-c2)
       # Issue 16 / 12: 128x256 tiles with and without 2-CTA clusters on the heuristic's large aligned

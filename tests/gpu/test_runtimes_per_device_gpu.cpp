@@ -68,7 +68,11 @@ TEST(RuntimesPerDeviceGpu, TwoRuntimesTwoThreadsEachCheckedAndOneCompilePerKerne
   // them compiled each.
   EXPECT_EQ(s0.compiles + s0.shared_hits, s1.compiles + s1.shared_hits);
   EXPECT_EQ(s0.compiles + s1.compiles, s0.compiles + s0.shared_hits) << "a kernel compiled twice in the process";
-  EXPECT_GE(s0.compiles + s1.compiles, 3u);  // at least a GEMM kernel per shape and the elementwise one
+  // At least one GEMM kernel and the elementwise one. Both shapes may share one GEMM kernel: m is a
+  // launch argument, so 512 and 576 rows pick the same configuration and the same cubin (the H200 run
+  // of 2026-12-03 compiled exactly two).
+  EXPECT_GE(s0.compiles + s1.compiles, 2u);
+  EXPECT_GT(s0.shared_hits + s1.shared_hits, 0u) << "the second Runtime should have shared what the first compiled";
 }
 
 }  // namespace
