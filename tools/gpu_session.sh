@@ -11,7 +11,7 @@
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
-#                                   i14-ppc2 i15-stages i15-profile)
+#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -746,6 +746,79 @@ for what in "$@"; do
         --gtest_filter='Fp8GemmGpu.OutputDtypes*:Fp8GemmGpu.Batch*:Fp8GemmGpu.Plans*:Fp8GemmGpu.Scales*'
       grep -m12 -E "^========= [A-Z]|^=========     at|Program hit" "$out/fp8_memcheck.log"
       grep -c "cuFuncGetParamInfo" "$out/fp8_memcheck.log"
+      ;;
+    i12-wave-probe)
+      # Issue 12 / 14: what cuBLAS runs for about one wave (kernel name, grid, cluster, memory
+      # throughput) beside tilejit's kernel; the 1000^3 configurations that share B across a pair
+      # (clusters) under graph and stream; where the warps of the 4096^3 kernels wait, with and
+      # without bias + GELU (cooperative default and ping-pong).
+      command -v nsys >/dev/null && echo "nsys: $(command -v nsys)" || echo "nsys: absent"
+      step wave_ncu_names 30 bash -c "ncu --clock-control none -c 40 --section LaunchStats '$bin/tilejit' bench gemm --dtype bf16 \
+        --method synced --layout NT --shapes 1000x1000x1000,128x8192x8192,16x8192x8192 --runs 2 | grep -E '^  [a-zA-Z_].*\\(|Grid Size|Block Size|Cluster Size|Registers Per|Dynamic Shared' | sort | uniq -c"
+      for who in 'regex:^(?!gemm_wgmma)' regex:gemm_wgmma; do
+        step "wave_ncu_1000_$([ "$who" = regex:gemm_wgmma ] && echo tilejit || echo cublas)" 100 ncu --clock-control none -k "$who" -s 2 -c 1 --section LaunchStats --section SpeedOfLight \
+          --section MemoryWorkloadAnalysis --section Occupancy "$bin/tilejit" bench gemm --dtype bf16 --method synced --layout NT \
+          --shapes 1000x1000x1000 --runs 3
+      done
+      local_cfgs=default,wgmma:128x128x64:64x128:4,wgmma:64x128x64:64x128:8:c2,wgmma:64x128x128:64x128:4:c2
+      local_cfgs=$local_cfgs,wgmma:128x128x64:64x128:4:c2,wgmma:64x256x64:64x256:4:c2,wgmma:128x128x64:64x128:4:k2
+      local_cfgs=$local_cfgs,wgmma:128x64x64:64x64:8,wgmma:128x64x64:64x64:8:c2,wgmma:128x64x128:64x64:4:c2
+      for m in graph stream; do
+        step "wave_1000_$m" 40 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT \
+          --shapes 1000x1000x1000,1024x1024x1024 --config "$local_cfgs" --runs 3 --group-ms 30 --rounds 3 --out "$out/wave_1000_$m.csv"
+      done
+      stalls() {
+        local name="$1"
+        shift
+        step "$name" 60 ncu --clock-control none -k regex:gemm_wgmma -s 3 -c 1 --section SpeedOfLight \
+          --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__inst_executed.sum' \
+          "$bin/tilejit" gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype bf16 --bench --runs 3 "$@"
+      }
+      stalls stalls_plain
+      stalls stalls_gelu -e 'd = gelu(acc + bias[n])'
+      stalls stalls_pp_plain -c wgmma:128x128x64:128x128:4:pp
+      stalls stalls_pp_gelu -c wgmma:128x128x64:128x128:4:pp -e 'd = gelu(acc + bias[n])'
+      ;;
+    i12-align)
+      # Issue 12: what operands whose lines are not 128-byte aligned cost through TMA, and whether
+      # packing them first (TILEJIT_EXP_PACK=which:alignment) pays, graph and stream, beside cuBLAS.
+      for spec in "1000 1000 1000 NT" "1000 1000 1000 NN" "1000 1000 1000 TN" "1001 777 515 TT" "2040 2040 2040 NT"; do
+        set -- $spec
+        echo "check $spec: $(TILEJIT_EXP_PACK=ab:128 "$bin/tilejit" gemm --m $1 --n $2 --k $3 --layout $4 --dtype bf16 --check 2>&1 | grep -E 'check|rror')"
+      done
+      for pk in none b:128 ab:128 ab:64; do
+        for m in graph stream; do
+          step "align_${pk/:/_}_$m" 30 env TILEJIT_EXP_PACK=$pk "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN \
+            --shapes 1000x1000x1000,1008x1008x1008,2000x2000x2000,2040x2040x2040,4000x4000x4000,4088x4088x4088 \
+            --runs 3 --group-ms 20 --rounds 2
+        done
+      done
+      ;;
+    i12-lsu)
+      # Issue 12: operands whose lines start off 128-byte boundaries copied by the producer with
+      # cp.async (A_VEC / B_VEC 1) instead of TMA: every GPU test, CLI checks of such shapes in every
+      # kind of schedule, memcheck, then the rates with the copies (default) and without
+      # (TILEJIT_EXP_LSU_ALIGN=0: TMA as before), graph and stream, beside cuBLAS.
+      step lsu_tests 8 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
+      for spec in "1000 1000 1000 NT bf16" "1000 1000 1000 NN bf16" "1000 1000 1000 TN f16" "1000 1000 1000 TT bf16" \
+                  "1001 777 520 TT bf16" "333 1000 1000 NT:c bf16" "2040 2040 2040 NN f16" "1000 1000 1008 NT e4m3" \
+                  "200 3000 1000 NT bf16 -c wgmma:128x128x64:64x128:4:k2" "1000 1000 1000 NN bf16 -c wgmma:128x128x64:128x128:4:pp" \
+                  "1000 1000 1000 TN bf16 -c wgmma:64x128x64:64x128:8:kh" "1000 1000 1000 NT bf16 --batch 3" \
+                  "1000 1000 1000 TT bf16 -e d=gelu(acc+bias[n])*scale[m]+residual" "24 1000 1000 NT bf16" "1 1000 1000 NN bf16"; do
+        set -- $spec
+        echo "check $spec: $("$bin/tilejit" gemm --m $1 --n $2 --k $3 --layout $4 --dtype $5 "${@:6}" --check 2>&1 | grep -E 'config|check|rror' | tr '\n' ' ')"
+      done
+      step lsu_memcheck 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --m 1001 --n 777 --k 520 --layout NN --dtype bf16 --check
+      step lsu_memcheck_tn 4 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --m 1000 --n 1000 --k 1000 --layout TN --dtype bf16 --check
+      for lsu in 0 128; do
+        for m in graph stream; do
+          step "lsu${lsu}_$m" 30 env TILEJIT_EXP_LSU_ALIGN=$lsu "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN,TN,TT \
+            --shapes 1000x1000x1000,2040x2040x2040,1008x1008x1008,2000x2000x2000,4000x4000x4000,4088x4088x4088 \
+            --runs 3 --group-ms 20 --rounds 2
+        done
+      done
+      step lsu_1000_cfgs 12 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN --shapes 1000x1000x1000,8184x8184x8184 \
+        --config default,wgmma:128x128x64:64x128:4,wgmma:64x128x128:64x128:4 --runs 3 --group-ms 20 --rounds 2
       ;;
     *) echo "unknown step $what" ;;
   esac
