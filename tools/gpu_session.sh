@@ -782,6 +782,8 @@ for what in "$@"; do
     i12-align)
       # Issue 12: what operands whose lines are not 128-byte aligned cost through TMA, and whether
       # packing them first (TILEJIT_EXP_PACK=which:alignment) pays, graph and stream, beside cuBLAS.
+      # TILEJIT_EXP_PACK existed only in the fifteenth session's uncommitted build (see docs/benchmarks.md):
+      # on main every setting runs the same code.
       for spec in "1000 1000 1000 NT" "1000 1000 1000 NN" "1000 1000 1000 TN" "1001 777 515 TT" "2040 2040 2040 NT"; do
         set -- $spec
         echo "check $spec: $(TILEJIT_EXP_PACK=ab:128 "$bin/tilejit" gemm --m $1 --n $2 --k $3 --layout $4 --dtype bf16 --check 2>&1 | grep -E 'check|rror')"
@@ -799,6 +801,7 @@ for what in "$@"; do
       # cp.async (A_VEC / B_VEC 1) instead of TMA: every GPU test, CLI checks of such shapes in every
       # kind of schedule, memcheck, then the rates with the copies (default) and without
       # (TILEJIT_EXP_LSU_ALIGN=0: TMA as before), graph and stream, beside cuBLAS.
+      # Needs docs/experiments/cp_async_operand_copies.diff applied (git apply) and a rebuild.
       step lsu_tests 8 ctest --test-dir "$root/build" -L "gpu|cli|cache" -j 16 --output-on-failure
       for spec in "1000 1000 1000 NT bf16" "1000 1000 1000 NN bf16" "1000 1000 1000 TN f16" "1000 1000 1000 TT bf16" \
                   "1001 777 520 TT bf16" "333 1000 1000 NT:c bf16" "2040 2040 2040 NN f16" "1000 1000 1008 NT e4m3" \
