@@ -306,6 +306,24 @@ TEST_F(GemmGpuWgmma, PacksOperandsTmaCannotRead) {
   expect_correct(rt, b, true, &c);
 }
 
+TEST_F(GemmGpuWgmma, PacksBWhoseLinesStartOffSectors) {
+  // B's lines 16 bytes off 32-byte boundaries (K or N of 1000 or 2040 bf16) with M over 1024: the
+  // heuristic's pick and a given configuration copy B into 128-byte aligned lines first, though TMA
+  // could read it; every layout, tails, a batch whose stride alone is off, launches in a row; and
+  // at about a wave, the heuristic's clusters of two instead.
+  GemmConfig c = GemmConfig::parse("wgmma:128x128x64:64x128:4");
+  for (const char* layout : {"NT", "NN", "TN", "TT"}) {
+    expect_correct(rt, shape(kMaths[3], layout, 1100, 1000, 1000));
+    expect_correct(rt, shape(kMaths[2], layout, 2040, 520, 2040), false, &c);
+    expect_correct(rt, shape(kMaths[3], layout, 1000, 1000, 1000));  // clusters of two
+  }
+  GemmProblem b = shape(kMaths[3], "NT", 1536, 256, 512);
+  b.batch = 3;
+  b.b.batch_stride = 512 * 256 + 8;  // 16 bytes past a whole matrix
+  expect_correct(rt, b, true, &c);
+  expect_correct_in_a_row(rt, shape(kMaths[3], "NN", 2048, 1000, 512), c);
+}
+
 TEST_F(GemmGpuWgmma, StagesDTmaCannotWrite) {
   // A row-major D with an odd leading dimension or batch stride, large enough to be written aligned
   // into the workspace and copied into place: bf16 and f32 D, every layout, tails, beta with C
@@ -423,6 +441,7 @@ TEST_F(GemmGpuWgmma, ClusterOfTwo) {
   // launches in a row.
   // Ping-pong pairs too: each block's two consumers take turns, consumer c of both blocks on one pair of tiles.
   for (const char* cfg : {"wgmma:128x256x64:64x256:4:c2", "wgmma:128x128x64:64x128:4:c2", "wgmma:64x128x64:64x128:8:c2",
+                          "wgmma:64x128x128:64x128:4:c2",
                           "wgmma:128x128x64:128x128:5:pp:c2", "wgmma:64x256x64:64x256:4:pp:c2"}) {
     GemmConfig c = GemmConfig::parse(cfg);
     for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8}, {300, 520, 200}, {1000, 1000, 1000}, {2048, 2304, 512}})

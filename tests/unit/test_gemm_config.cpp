@@ -531,6 +531,60 @@ TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
     EXPECT_NO_THROW(validate_gemm_config(choose_gemm_config(q, "sm_90a", 132), q, "sm_90a"));
 }
 
+TEST(GemmHeuristic, ClustersOfTwoWhereBsLinesStartOffSectorsAtAboutAWave) {
+  // 64x128 tiles of about a wave: a B with lines 16 bytes off 32-byte boundaries (N of a row-major
+  // B, K of a column-major one) takes clusters of two; A's lines do not matter, nor aligned ones.
+  auto with = [](std::int64_t m, std::int64_t n, std::int64_t k, const char* layout) {
+    GemmProblem p = problem(DType::bf16, MathMode::exact, m, n, k);
+    p.a.layout = layout[0] == 'N' ? Layout::row_major : Layout::col_major;
+    p.b.layout = layout[1] == 'N' ? Layout::row_major : Layout::col_major;
+    std::string why;
+    const GemmConfig c = choose_gemm_config(p, "sm_90a", 132, &why);
+    EXPECT_NO_THROW(validate_gemm_config(c, p, "sm_90a")) << why;
+    return c.to_string();
+  };
+  EXPECT_EQ(with(1024, 1000, 1024, "NN"), "wgmma:64x128x128:64x128:4:c2");   // B's lines: N = 1000
+  EXPECT_EQ(with(1024, 1000, 1024, "NT"), "wgmma:64x128x64:64x128:8");       // B's lines: K = 1024
+  EXPECT_EQ(with(1024, 1024, 1000, "NT"), "wgmma:64x128x128:64x128:4:c2");   // K = 1000
+  EXPECT_EQ(with(1000, 1024, 1024, "TN"), "wgmma:64x128x64:64x128:8");       // only A's lines are off
+  EXPECT_EQ(with(1024, 1024, 1008, "NT"), "wgmma:64x128x64:64x128:8");       // 2016 bytes: on 32-byte boundaries
+  EXPECT_EQ(with(2040, 2040, 2040, "NT"), "wgmma:128x128x64:64x128:4");      // larger: B is packed instead
+  // Too few tiles for a wave: split-K, which clusters do not combine with, wins.
+  EXPECT_EQ(with(256, 256, 4000, "NT").find(":c2"), std::string::npos);
+  GemmProblem f16 = problem(DType::f16, MathMode::exact, 1000, 1000, 1000);
+  EXPECT_EQ(choose_gemm_config(f16, "sm_90a", 132).cluster, 2);
+  GemmProblem tf32 = problem(DType::f32, MathMode::tf32, 1000, 1000, 1000);  // not measured: as it was
+  EXPECT_EQ(choose_gemm_config(tf32, "sm_90a", 132).cluster, 1);
+}
+
+TEST(GemmLaunch, PacksBWhoseLinesStartOffSectorsOnLargerProblems) {
+  const GemmConfig plain = GemmConfig::parse("wgmma:128x128x64:64x128:4");
+  auto nt = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    GemmProblem p = problem(DType::bf16, MathMode::exact, m, n, k);
+    p.b.layout = Layout::col_major;  // K-major: lines of K
+    return p;
+  };
+  EXPECT_TRUE(ops::wgmma_packs_b_for_speed(plain, nt(2040, 2040, 2040)));
+  EXPECT_TRUE(ops::wgmma_packs_b_for_speed(plain, nt(4088, 4088, 4088)));
+  EXPECT_FALSE(ops::wgmma_packs_b_for_speed(plain, nt(2000, 2000, 2000)));  // 4000 bytes: on 32-byte boundaries
+  EXPECT_FALSE(ops::wgmma_packs_b_for_speed(plain, nt(4096, 4096, 4096)));
+  EXPECT_FALSE(ops::wgmma_packs_b_for_speed(plain, nt(1000, 1000, 1000)));  // M <= 1024: not worth the copy
+  EXPECT_FALSE(ops::wgmma_packs_b_for_speed(GemmConfig::parse("wgmma:128x128x64:64x128:4:c2"), nt(2040, 2040, 2040)));
+  GemmProblem rows = nt(2048, 2040, 2048);  // a row-major B: lines of N
+  rows.b.layout = Layout::row_major;
+  EXPECT_TRUE(ops::wgmma_packs_b_for_speed(plain, rows));
+  EXPECT_FALSE(ops::wgmma_packs_b_for_speed(plain, nt(2048, 2040, 2048)));  // lines of K = 2048
+  GemmProblem moved = nt(2048, 2048, 2048);
+  moved.b.ptr += 16;  // the pointer alone
+  EXPECT_TRUE(ops::wgmma_packs_b_for_speed(plain, moved));
+  GemmProblem batched = nt(2048, 2048, 2048);
+  batched.batch = 2, batched.b.batch_stride = 2048 * 2048 + 8;  // the batch stride alone
+  EXPECT_TRUE(ops::wgmma_packs_b_for_speed(plain, batched));
+  GemmProblem f32 = problem(DType::f32, MathMode::tf32, 2040, 2040, 2042);
+  f32.b.layout = Layout::col_major;
+  EXPECT_FALSE(ops::wgmma_packs_b_for_speed(plain, f32));  // 16-bit inputs only (measured there)
+}
+
 TEST(GemmHeuristic, TileWidthByWaves) {
   // 16-bit wgmma: of 128x256, 128x192 and 128x128 tiles, the fewest weighed waves, when at least 10%
   // cheaper (what tuning found on the H200); the large shapes the heuristic was measured on keep
@@ -545,7 +599,8 @@ TEST(GemmHeuristic, TileWidthByWaves) {
                         Case{6144, 6144, 6144, "wgmma:128x256x64:64x256:4"}, Case{8192, 8192, 8192, "wgmma:128x256x64:64x256:4"},
                         Case{12288, 4096, 4096, "wgmma:128x256x64:64x256:4"}, Case{4095, 4095, 4095, "wgmma:128x256x64:64x256:4"},
                         Case{7168, 7168, 7168, "wgmma:128x256x64:64x256:4"}, Case{5000, 3000, 1999, "wgmma:128x256x64:64x256:4"},
-                        Case{2048, 2048, 2048, "wgmma:128x128x64:64x128:4"}, Case{1000, 1000, 1000, "wgmma:64x128x64:64x128:8"}}) {
+                        Case{2048, 2048, 2048, "wgmma:128x128x64:64x128:4"}, Case{1000, 1000, 1000, "wgmma:64x128x128:64x128:4:c2"},
+                        Case{1008, 1008, 1008, "wgmma:64x128x64:64x128:8"}, Case{1024, 1024, 1024, "wgmma:64x128x64:64x128:8"}}) {
     for (const char* layout : {"NN", "NT", "TN", "TT"}) {
       GemmProblem p = problem(DType::bf16, MathMode::exact, c.m, c.n, c.k);
       p.a.layout = layout[0] == 'N' ? Layout::row_major : Layout::col_major;

@@ -398,6 +398,7 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   if (wgmma_inputs) {
     const int bk = 128 / static_cast<int>(dtype_size(p.a.dtype));  // one 128-byte swizzle row of K per stage
     const bool one_row_tile = p.m <= 64 && !eight_bit && dtype_size(p.a.dtype) == 2;  // 16-bit M of one 64-row tile
+    bool small_tiles = false;  // the 64x128 tiles of about a wave or less
     if (block_scales) {
       // Block scales: BK = 128 and at most 64 accumulators per thread (a K block's products beside them).
       if (tiles128 * 2 >= sms) c = {GemmKind::wgmma, 128, 128, 128, 64, 128, 4}, reason = "wgmma, block scales: 128x128x128 tiles, 2 consumer warpgroups";
@@ -415,7 +416,10 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
       // twice the CTAs of 64x128 ones, which beat slicing K (tuned on the H200, 2026-12-02, bf16 NT /
       // f16 NN: 64x8192x4096 1.20x, 48x4096x4096 1.19x over 64x128 tiles with split-K 2 and 4).
       c = {GemmKind::wgmma, 64, 64, bk, 64, 64, 8}, reason = fmt::format("wgmma, M={} in one 64-row tile: 64x64 tiles, 8 stages in flight", p.m);
-    else c = {GemmKind::wgmma, 64, 128, bk, 64, 128, 8}, reason = fmt::format("wgmma, small ({} 128x128 tiles): 64x128 tiles, 8 stages in flight", tiles128);
+    else {
+      c = {GemmKind::wgmma, 64, 128, bk, 64, 128, 8}, reason = fmt::format("wgmma, small ({} 128x128 tiles): 64x128 tiles, 8 stages in flight", tiles128);
+      small_tiles = true;
+    }
     try {
       const GemmProblem q = ops::wgmma_kernel_problem(c, p);
       validate_wgmma_config(c, q, arch);
@@ -450,6 +454,21 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
       }
       // No tail split (tS) here: on the H200 it made 12288x4096x4096 and 8192^3 1-3% slower, not
       // faster (run 2026-11-29 22:34Z, docs/benchmarks.md).
+      if (small_tiles && c.split_k == 1 && dtype_size(p.a.dtype) == 2 && ops::b_lines_off_sectors(q)) {
+        // B's lines start off 32-byte boundaries (ld 1000): TMA reads them at about half its rate.
+        // Clusters of two read each B tile once for two blocks (TMA multicast): 1000^3 bf16 on the
+        // H200 rose from 0.66-0.73 of cuBLAS to 0.76-0.85 under graph replay and from 0.78-0.90 to
+        // 0.95-1.19 on a stream, in all four layouts (2026-12-03 13:12Z, docs/benchmarks.md).
+        GemmConfig pair{GemmKind::wgmma, 64, 128, 2 * bk, 64, 128, 4};
+        pair.cluster = 2;
+        try {
+          validate_wgmma_config(pair, ops::wgmma_kernel_problem(pair, p), arch);
+          c = pair;
+          reason += "; B's lines off 32-byte boundaries: 64x128x" + std::to_string(2 * bk) + " tiles in clusters of 2, 4 stages";
+        } catch (const InvalidArgument& e) {
+          util::log().debug("GEMM heuristic: no cluster for B's lines ({})", e.what());
+        }
+      }
       if (why) *why = reason;
       return c;
     } catch (const InvalidArgument& e) {

@@ -83,6 +83,14 @@ struct GemmVariant {
 // Whether TMA can read operand A (is_a) or B as it is: "" or why not (then the wgmma kind packs it
 // into a workspace first).
 std::string tma_unready_reason(const GemmProblem& p, bool is_a);
+// Whether B's lines (K of a K-major B, N of a row-major one) start off 32-byte boundaries: its
+// pointer, leading dimension or batch stride is 16 bytes off (ld 1000, 2040 or 4088 of a 16-bit
+// type). TMA reads 128-row boxes of such lines at about half its rate.
+bool b_lines_off_sectors(const GemmProblem& p);
+// Whether the wgmma kind packs such a B into 128-byte aligned lines before the GEMM, though TMA could
+// read it: 16-bit inputs, no cluster (a cluster halves B's reads instead), M over 1024 (so that the
+// copy is spread over enough outputs).
+bool wgmma_packs_b_for_speed(const GemmConfig& c, const GemmProblem& p);
 // Whether the wgmma kind can write D with TMA stores: D row-major, 16-byte aligned, rows and batch
 // strides multiples of 16 bytes (a batch stride also holding a whole matrix).
 bool wgmma_tma_store(const GemmConfig& c, const GemmProblem& p);

@@ -23,6 +23,12 @@ void line_shape(const GemmProblem& p, bool is_a, std::int64_t& lines, std::int64
   width = row_major ? cols : rows;
 }
 
+// Packed lines start on 128-byte boundaries (TMA reads lines that do not at about half its rate).
+std::int64_t packed_ld(std::int64_t width, std::int64_t es) {
+  const std::int64_t per = 128 / es;
+  return (width + per - 1) / per * per;
+}
+
 }  // namespace
 
 std::string tma_unready_reason(const GemmProblem& p, bool is_a) {
@@ -37,6 +43,22 @@ std::string tma_unready_reason(const GemmProblem& p, bool is_a) {
   if (p.batch > 1 && ((r.batch_stride * es) % 16 || r.batch_stride < ld * lines))
     return fmt::format("{}'s batch stride {} is not a multiple of 16 bytes holding a whole {} x {} matrix", name, r.batch_stride, lines, ld);
   return "";
+}
+
+bool b_lines_off_sectors(const GemmProblem& p) {
+  std::int64_t lines = 0, width = 0;
+  line_shape(p, false, lines, width);
+  const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.b.dtype));
+  const std::int64_t ld = p.b.ld ? p.b.ld : width;
+  return p.b.ptr % 32 != 0 || (ld * es) % 32 != 0 || (p.batch > 1 && (p.b.batch_stride * es) % 32 != 0);
+}
+
+bool wgmma_packs_b_for_speed(const GemmConfig& c, const GemmProblem& p) {
+  // H200, 2026-12-03 13:11Z (docs/benchmarks.md, sixteenth session), bf16 graph, ratio to cuBLAS
+  // without -> with B packed: 2040^3 0.53 -> 0.64, 3000^3 0.59 -> 0.85, 4088^3 0.70 -> 0.92, 8184^3
+  // 0.66 -> 0.98; 1000^3 about even (0.69-0.73 -> 0.71-0.77), where clusters of two do better. Lines
+  // on 32-byte boundaries (1008, 2000, 4000) lost 10-25% packed, so they stay as they are.
+  return c.kind == GemmKind::wgmma && c.cluster == 1 && dtype_size(p.b.dtype) == 2 && p.m > 1024 && b_lines_off_sectors(p);
 }
 
 WgmmaLauncher::WgmmaLauncher(std::shared_ptr<jit::Context> rt, const GemmProblem& problem, const GemmConfig& config,
@@ -64,7 +86,7 @@ MatrixRef WgmmaLauncher::pack(const MatrixRef& r, bool is_a, std::size_t offset,
   line_shape(p, is_a, lines, width);
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(r.dtype));
   MatrixRef packed = r;
-  packed.ld = (width + 16 / es - 1) / (16 / es) * (16 / es);
+  packed.ld = packed_ld(width, es);
   packed.batch_stride = packed.ld * lines;
   packed.ptr = workspace_ + offset;
   MatrixRef src = r;
@@ -159,13 +181,13 @@ WgmmaLauncher::Workspace WgmmaLauncher::workspace_for(const GemmProblem& p) cons
   Workspace w;
   // An operand that is transposed into the workspace needs no packing on top.
   w.pack_a = !a_source_ && !tma_unready_reason(p, true).empty();
-  w.pack_b = !b_source_ && !tma_unready_reason(p, false).empty();
+  w.pack_b = !b_source_ && (!tma_unready_reason(p, false).empty() || wgmma_packs_b_for_speed(config_, p));
   w.stage_d = wgmma_stage_d(config_, p);
   auto packed_bytes = [&](bool is_a) -> std::size_t {
     std::int64_t lines = 0, width = 0;
     line_shape(p, is_a, lines, width);
     const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.a.dtype));
-    const std::int64_t ld = (width + 16 / es - 1) / (16 / es) * (16 / es);
+    const std::int64_t ld = packed_ld(width, es);
     return static_cast<std::size_t>((ld * lines * p.batch * es + 255) / 256 * 256);
   };
   // A transposed operand is already described K-major with its workspace leading dimension (see
