@@ -11,7 +11,7 @@
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
-#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors)
+#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i14-roll)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -857,6 +857,25 @@ for what in "$@"; do
         step "offsec_$m" 40 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN,TN,TT \
           --shapes 1000x1000x1000,1008x1008x1008,2000x2000x2000,2040x2040x2040,3000x3000x3000,4088x4088x4088,8184x8184x8184 \
           --runs 3 --group-ms 20 --rounds 2
+      done
+      # Clusters of two (no packing) against the default (B packed) on the larger such shapes.
+      step offsec_c2_graph 30 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN \
+        --shapes 2040x2040x2040,3000x3000x3000,4088x4088x4088,8184x8184x8184 \
+        --config default,wgmma:128x128x64:64x128:4:c2,wgmma:128x256x64:64x256:4:c2 --runs 3 --group-ms 20 --rounds 2
+      ;;
+    i14-roll)
+      # Issue 14: the TMA-store epilogue's chunks rolled into one copy of the code
+      # (docs/experiments/epilogue_rolled_chunks.diff, TILEJIT_EXP_EPI_ROLL=1): the GELU kernel's
+      # code falls from 129 KB to 60 KB (cubins for sm_90a, no stack frame), against the
+      # instruction-fetch stalls the fourteenth session's profile showed. Needs the diff applied.
+      step roll_tests 6 env TILEJIT_EXP_EPI_ROLL=1 timeout 200 ctest --test-dir "$root/build" -R "GemmEpilogueGpu|GemmGpuWgmma|GemmGpuGraph" -j 16 --output-on-failure
+      for m in graph stream; do
+        for roll in 0 1; do
+          if [ $roll = 1 ]; then knob="TILEJIT_EXP_EPI_ROLL=1"; else knob="TILEJIT_UNUSED=0"; fi
+          step "roll${roll}_$m" 30 env $knob "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN:c \
+            --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' \
+            --runs 3 --group-ms 30 --rounds 3
+        done
       done
       ;;
     *) echo "unknown step $what" ;;
