@@ -11,7 +11,7 @@
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
-#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i14-roll)
+#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i14-epi)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -863,20 +863,23 @@ for what in "$@"; do
         --shapes 2040x2040x2040,3000x3000x3000,4088x4088x4088,8184x8184x8184 \
         --config default,wgmma:128x128x64:64x128:4:c2,wgmma:128x256x64:64x256:4:c2 --runs 3 --group-ms 20 --rounds 2
       ;;
-    i14-roll)
-      # Issue 14: the TMA-store epilogue's chunks rolled into one copy of the code
-      # (docs/experiments/epilogue_rolled_chunks.diff, TILEJIT_EXP_EPI_ROLL=1): the GELU kernel's
-      # code falls from 129 KB to 60 KB (cubins for sm_90a, no stack frame), against the
-      # instruction-fetch stalls the fourteenth session's profile showed. Needs the diff applied.
-      step roll_tests 6 env TILEJIT_EXP_EPI_ROLL=1 timeout 200 ctest --test-dir "$root/build" -R "GemmEpilogueGpu|GemmGpuWgmma|GemmGpuGraph" -j 16 --output-on-failure
+    i14-epi)
+      # Issue 14: two epilogue experiments (docs/experiments/epilogue_experiments.diff; needs it
+      # applied and a rebuild). TILEJIT_EXP_EPI_ROLL=1: the TMA-store epilogue's chunks rolled into
+      # one copy of the code (the GELU kernel's code falls from 129 KB to 60 KB), against the
+      # instruction-fetch stalls of the fourteenth session's profile. TILEJIT_EXP_EPI_PREFETCH=1: the
+      # epilogue's M x N reads (C, residuals) prefetched into L2 eight K blocks before a tile's end.
+      step epi_tests 6 env TILEJIT_EXP_EPI_ROLL=1 TILEJIT_EXP_EPI_PREFETCH=1 timeout 200 ctest --test-dir "$root/build" \
+        -R "GemmEpilogueGpu|GemmGpuWgmma|GemmGpuGraph" -j 16 --output-on-failure
       for m in graph stream; do
-        for roll in 0 1; do
-          if [ $roll = 1 ]; then knob="TILEJIT_EXP_EPI_ROLL=1"; else knob="TILEJIT_UNUSED=0"; fi
-          step "roll${roll}_$m" 30 env $knob "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN:c \
+        for knobs in TILEJIT_UNUSED=0 TILEJIT_EXP_EPI_ROLL=1 TILEJIT_EXP_EPI_PREFETCH=1 "TILEJIT_EXP_EPI_ROLL=1 TILEJIT_EXP_EPI_PREFETCH=1"; do
+          tag=$(echo "$knobs" | sed -e 's/TILEJIT_UNUSED=0/none/' -e 's/TILEJIT_EXP_EPI_//g' -e 's/=1//g' -e 's/ /+/g' | tr 'A-Z' 'a-z')
+          echo "== epi_${tag}_$m: $knobs"
+          env $knobs "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN:c \
             --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' \
-            --runs 3 --group-ms 30 --rounds 3
+            --runs 3 --group-ms 30 --rounds 3 2>&1 | grep -E "^[0-9]|cuBLASLt|rror"
         done
-      done
+      done 2>&1 | tee "$out/epi_bench.log"
       ;;
     *) echo "unknown step $what" ;;
   esac
