@@ -219,7 +219,8 @@ struct GemmPointers {
 
 // A problem bound to a runtime with its kernel resolved: run() launches it. A wgmma plan whose A or B
 // TMA cannot read in place copies them into a workspace it owns before each run (on the run's
-// stream): such a plan must not run on two streams at once.
+// stream), as it does a 16-bit B whose lines start off 32-byte boundaries when M > 1024 (TMA reads
+// those at half its rate): such a plan must not run on two streams at once.
 class GemmPlan {
  public:
   void run(CUstream stream = nullptr) const;
