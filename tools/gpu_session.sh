@@ -848,6 +848,9 @@ for what in "$@"; do
       # B packed above M = 1024): GEMM GPU tests, checks, then the heuristic's picks under graph and
       # stream beside cuBLAS.
       step offsec_tests 6 timeout 150 ctest --test-dir "$root/build" -R "GemmGpuWgmma|GemmGpuGraph|GemmGpuMisc" -j 16 --output-on-failure
+      # (cuFuncGetParamInfo's end-of-list CUDA_ERROR_INVALID_VALUE is an API error, not a memory one.)
+      step offsec_memcheck 4 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 "$bin/tilejit_gpu_tests" \
+        --gtest_brief=1 --gtest_filter='GemmGpuWgmma.PacksBWhoseLinesStartOffSectors'
       for spec in "1000 1000 1000 NT" "1000 1000 1000 NN" "1000 1000 1000 TN" "1000 1000 1000 TT" "2040 2040 2040 NT" \
                   "2040 2040 2040 NN" "3000 1000 1000 NN" "1000 1000 1000 NT:c"; do
         set -- $spec
