@@ -11,7 +11,7 @@
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
-#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i14-epi)
+#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i14-epi i12-trigger)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -867,7 +867,7 @@ for what in "$@"; do
         --config default,wgmma:128x128x64:64x128:4:c2,wgmma:128x256x64:64x256:4:c2 --runs 3 --group-ms 20 --rounds 2
       ;;
     i14-epi)
-      # Issue 14: two epilogue experiments (docs/experiments/epilogue_experiments.diff; needs it
+      # Issue 14: two epilogue experiments (docs/experiments/gemm_knob_experiments.diff; needs it
       # applied and a rebuild). TILEJIT_EXP_EPI_ROLL=1: the TMA-store epilogue's chunks rolled into
       # one copy of the code (the GELU kernel's code falls from 129 KB to 60 KB), against the
       # instruction-fetch stalls of the fourteenth session's profile. TILEJIT_EXP_EPI_PREFETCH=1: the
@@ -883,6 +883,24 @@ for what in "$@"; do
             --runs 3 --group-ms 30 --rounds 3 2>&1 | grep -E "^[0-9]|cuBLASLt|rror"
         done
       done 2>&1 | tee "$out/epi_bench.log"
+      ;;
+    i12-trigger)
+      # Issue 12: the next grid launched earlier (docs/experiments/gemm_knob_experiments.diff; needs it applied
+      # and a rebuild). TILEJIT_EXP_EARLY_TRIGGER=1: once every block has passed
+      # griddepcontrol.wait; 2: once every block's producer has issued its last load; unset: at the
+      # blocks' exit, as on main. The seventh session measured a trigger at the start only at
+      # 128x8192x8192 (16% slower); about-one-wave shapes such as 1000^3 were not tried.
+      for v in 1 2; do
+        step "trigger${v}_tests" 6 env TILEJIT_EXP_EARLY_TRIGGER=$v timeout 150 ctest --test-dir "$root/build" -R "GemmGpuGraph|GemmGpuWgmma" -j 16 --output-on-failure
+      done
+      for m in graph stream; do
+        for knobs in TILEJIT_UNUSED=0 TILEJIT_EXP_EARLY_TRIGGER=1 TILEJIT_EXP_EARLY_TRIGGER=2; do
+          echo "== trigger $knobs $m"
+          env $knobs "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT \
+            --shapes 1000x1000x1000,1024x1024x1024,2048x2048x2048,128x8192x8192,16x8192x8192,1x4096x4096,4096x4096x4096 \
+            --runs 3 --group-ms 20 --rounds 3 2>&1 | grep -E "^[0-9]|rror"
+        done
+      done 2>&1 | tee "$out/trigger_bench.log"
       ;;
     *) echo "unknown step $what" ;;
   esac
