@@ -583,6 +583,15 @@ TEST(GemmLaunch, PacksBWhoseLinesStartOffSectorsOnLargerProblems) {
   GemmProblem f32 = problem(DType::f32, MathMode::tf32, 2040, 2040, 2042);
   f32.b.layout = Layout::col_major;
   EXPECT_FALSE(ops::wgmma_packs_b_for_speed(plain, f32));  // 16-bit inputs only (measured there)
+  // The swapped decode path: the kernel's B is the user's narrow M x K A, in 16- or 32-row tiles.
+  GemmProblem decode = problem(DType::bf16, MathMode::exact, 16, 8192, 1000);
+  decode.b.layout = Layout::col_major;
+  const GemmConfig swapped = choose_gemm_config(decode, "sm_90a", 132);
+  ASSERT_TRUE(swapped.swap_ab) << swapped.to_string();
+  const GemmProblem kernel_view = ops::wgmma_kernel_problem(swapped, decode);
+  EXPECT_TRUE(ops::b_lines_off_sectors(kernel_view));  // K = 1000: 2000-byte lines
+  EXPECT_FALSE(ops::wgmma_packs_b_for_speed(swapped, kernel_view));
+  EXPECT_FALSE(ops::wgmma_packs_b_for_speed(GemmConfig::parse("wgmma:128x64x64:64x64:8"), nt(2040, 2040, 2040)));
 }
 
 TEST(GemmHeuristic, TileWidthByWaves) {

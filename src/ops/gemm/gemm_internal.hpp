@@ -88,8 +88,8 @@ std::string tma_unready_reason(const GemmProblem& p, bool is_a);
 // type). TMA reads 128-row boxes of such lines at about half its rate.
 bool b_lines_off_sectors(const GemmProblem& p);
 // Whether the wgmma kind packs such a B into 128-byte aligned lines before the GEMM, though TMA could
-// read it: 16-bit inputs, no cluster (a cluster halves B's reads instead), M over 1024 (so that the
-// copy is spread over enough outputs).
+// read it: 16-bit inputs, B tiles of 128 rows or more, no cluster (a cluster halves B's reads
+// instead), M over 1024 (so that the copy is spread over enough outputs).
 bool wgmma_packs_b_for_speed(const GemmConfig& c, const GemmProblem& p);
 // Whether the wgmma kind can write D with TMA stores: D row-major, 16-byte aligned, rows and batch
 // strides multiples of 16 bytes (a batch stride also holding a whole matrix).

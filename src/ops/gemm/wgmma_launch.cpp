@@ -58,7 +58,10 @@ bool wgmma_packs_b_for_speed(const GemmConfig& c, const GemmProblem& p) {
   // without -> with B packed: 2040^3 0.53 -> 0.64, 3000^3 0.59 -> 0.85, 4088^3 0.70 -> 0.92, 8184^3
   // 0.66 -> 0.98; 1000^3 about even (0.69-0.73 -> 0.71-0.77), where clusters of two do better. Lines
   // on 32-byte boundaries (1008, 2000, 4000) lost 10-25% packed, so they stay as they are.
-  return c.kind == GemmKind::wgmma && c.cluster == 1 && dtype_size(p.b.dtype) == 2 && p.m > 1024 && b_lines_off_sectors(p);
+  // B tiles of 128 rows or more (measured with 128 and 256): a narrow one (16 or 32 rows, the swapped
+  // decode path's M x K operand) costs little to read and would add a copy to a short launch.
+  return c.kind == GemmKind::wgmma && c.cluster == 1 && c.bn >= 128 && dtype_size(p.b.dtype) == 2 && p.m > 1024 &&
+         b_lines_off_sectors(p);
 }
 
 WgmmaLauncher::WgmmaLauncher(std::shared_ptr<jit::Context> rt, const GemmProblem& problem, const GemmConfig& config,
