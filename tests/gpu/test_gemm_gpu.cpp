@@ -183,6 +183,26 @@ TEST_F(GemmGpuMisc, PlansRunWithOtherPointersAndRuntimeGemmReusesPlans) {
   EXPECT_EQ(rt.stats().compiles, compiles);
 }
 
+// A plan made on a GPU loads its kernel when it is made; its first run must still refuse outputs that
+// overlap (here D's batches, stride 0), as a plan made without a GPU does. Found 2026-12-03: a test
+// with D's batch stride left at 0 ran, each matrix of the batch writing over the last.
+TEST_F(GemmGpuMisc, PreparedPlansStillRefuseOverlappingOutputs) {
+  GemmProblem p = shape(kMaths[3], "NT", 256, 256, 128);
+  p.batch = 3;
+  p.a.batch_stride = 256 * 128, p.b.batch_stride = 256 * 128;  // D's stays 0
+  cli::GemmCase gc(rt, p, false, fresh_seed());
+  GemmPlan plan = rt.plan_gemm(gc.problem);
+  try {
+    plan.run();
+    ADD_FAILURE() << "a plan whose D batches overlap ran";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("outputs of the batch overlap"), std::string::npos) << e.what();
+  }
+  GemmPlan forced = rt.plan_gemm(gc.problem, GemmConfig::parse("wgmma:128x128x64:64x128:4"));
+  EXPECT_THROW(forced.run(), InvalidArgument);
+  EXPECT_THROW(rt.gemm(gc.problem), InvalidArgument);
+}
+
 // Runtime::gemm keeps one plan per problem signature; each call's own bias, C and alpha must reach
 // the kernel (the plan's bias and C were used before; added without a GPU run, 2026-11-30).
 TEST_F(GemmGpuMisc, RuntimeGemmAndPlansTakeEachCallsBias) {
@@ -319,7 +339,9 @@ TEST_F(GemmGpuWgmma, PacksBWhoseLinesStartOffSectors) {
   }
   GemmProblem b = shape(kMaths[3], "NT", 1536, 256, 512);
   b.batch = 3;
+  b.a.batch_stride = 1536 * 512;
   b.b.batch_stride = 512 * 256 + 8;  // 16 bytes past a whole matrix
+  b.d.batch_stride = 1536 * 256;
   expect_correct(rt, b, true, &c);
   expect_correct_in_a_row(rt, shape(kMaths[3], "NN", 2048, 1000, 512), c);
 }

@@ -355,7 +355,17 @@ struct GemmPlanState {
   void prepare() {
     if (problem.m == 0 || problem.n == 0 || !rt->device_state().ok) return;
     jit::make_current(rt->context(), rt->device_ordinal);
-    own_kernel.store(&loaded(own), std::memory_order_release);
+    const Kernel& k = loaded(own);
+    // A plan may be made with any pointers, but its run() refuses outputs that overlap its inputs
+    // (or each other, across a batch); that check sits on run()'s path for an unpublished kernel, so
+    // such a plan's kernel stays unpublished (its run throws) instead of skipping it.
+    bool apart = true;
+    try {
+      ops::check_outputs_apart(problem);
+    } catch (const InvalidArgument&) {
+      apart = false;
+    }
+    if (apart) own_kernel.store(&k, std::memory_order_release);
     if (wgmma) wgmma->prepare(params);
   }
 
