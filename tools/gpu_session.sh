@@ -11,7 +11,7 @@
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
-#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i14-epi i12-trigger)
+#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i14-epi i12-trigger)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -865,6 +865,30 @@ for what in "$@"; do
       step offsec_c2_graph 30 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN \
         --shapes 2040x2040x2040,3000x3000x3000,4088x4088x4088,8184x8184x8184 \
         --config default,wgmma:128x128x64:64x128:4:c2,wgmma:128x256x64:64x256:4:c2 --runs 3 --group-ms 20 --rounds 2
+      ;;
+    i12-offsectors2)
+      # Issue 12: the fixed batched packing test and the overlap check of prepared plans; clusters of
+      # two against packing for B's lines off 32-byte boundaries over more shapes and every layout;
+      # then the early PDL triggers (needs gemm_knob_experiments.diff applied and a rebuild).
+      step offsec2_tests 8 timeout 120 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuWgmma.PacksBWhoseLinesStartOffSectors:GemmGpuMisc.PreparedPlansStillRefuseOverlappingOutputs:GemmGpuMisc.PlansRunWithOtherPointersAndRuntimeGemmReusesPlans'
+      step offsec2_memcheck 4 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 "$bin/tilejit_gpu_tests" \
+        --gtest_brief=1 --gtest_filter='GemmGpuWgmma.PacksBWhoseLinesStartOffSectors'
+      step offsec2_sweep 120 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN,TN,TT \
+        --shapes 2040x2040x2040,3000x3000x3000,4088x4088x4088,5000x5000x5000,6136x6136x6136,8184x8184x8184 \
+        --config default,wgmma:128x256x64:64x256:4:c2,wgmma:128x192x64:64x192:4:c2,wgmma:128x256x64:64x256:4 --runs 3 --group-ms 20 --rounds 2
+      for v in 1 2; do
+        step "trigger${v}_tests" 4 env TILEJIT_EXP_EARLY_TRIGGER=$v timeout 100 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+          --gtest_filter='GemmGpuGraph.*:GemmGpuWgmma.SwappedDecodeShapes:GemmGpuWgmma.ClusterOfTwo'
+      done
+      for m in graph stream; do
+        for knobs in TILEJIT_UNUSED=0 TILEJIT_EXP_EARLY_TRIGGER=1 TILEJIT_EXP_EARLY_TRIGGER=2; do
+          echo "== trigger $knobs $m"
+          env $knobs "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT \
+            --shapes 1000x1000x1000,2048x2048x2048,128x8192x8192,16x8192x8192,1x4096x4096,4096x4096x4096 \
+            --runs 3 --group-ms 20 --rounds 3 2>&1 | grep -E "^[0-9]|rror"
+        done
+      done 2>&1 | tee "$out/trigger_bench.log"
       ;;
     i14-epi)
       # Issue 14: two epilogue experiments (docs/experiments/gemm_knob_experiments.diff; needs it
