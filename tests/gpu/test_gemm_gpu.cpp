@@ -336,6 +336,7 @@ TEST_F(GemmGpuWgmma, PacksBWhoseLinesStartOffSectors) {
     expect_correct(rt, shape(kMaths[3], layout, 1100, 1000, 1000));
     expect_correct(rt, shape(kMaths[2], layout, 2040, 520, 2040), false, &c);
     expect_correct(rt, shape(kMaths[3], layout, 1000, 1000, 1000));  // clusters of two
+    expect_correct(rt, shape(kMaths[3], layout, 2040, 2040, 1000));  // 128x256 clusters of two
   }
   GemmProblem b = shape(kMaths[3], "NT", 1536, 256, 512);
   b.batch = 3;

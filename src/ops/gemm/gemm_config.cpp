@@ -468,6 +468,30 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
         } catch (const InvalidArgument& e) {
           util::log().debug("GEMM heuristic: no cluster for B's lines ({})", e.what());
         }
+      } else if (c.bm == 128 && c.cluster == 1 && c.split_k == 1 && dtype_size(p.a.dtype) == 2 && p.m > 1024 &&
+                 ops::b_lines_off_sectors(q) && ops::tma_unready_reason(q, false).empty()) {
+        // Such a B (TMA could read it) would be packed for speed (wgmma_packs_b_for_speed). 128x256 tiles in clusters of two read
+        // each B tile once for the pair and beat the packed copy where their waves are nearly full
+        // (H200, 2026-12-03 14:49Z, bf16 graph, ratio to cuBLAS NT / NN, packed -> 128x256:c2:
+        // 2040^3 0.64 / 0.63 -> 0.95 / 0.94, 4088^3 0.91 / 0.95 -> 1.00 / 1.01, 8184^3 0.98 / 0.95 ->
+        // 1.03 / 0.96), not at 3000^3, whose 288 tiles fill 73% of three waves (0.87 / 0.80 -> 0.71 / 0.70).
+        GemmConfig pair{GemmKind::wgmma, 128, 256, bk, 64, 256, 4};
+        pair.cluster = 2;
+        const long long pair_tiles = ((p.m + 127) / 128) * ((p.n + 255) / 256) * batches;
+        const double filled = static_cast<double>(pair_tiles) / static_cast<double>(waves(p, pair, sms, batches) * sms);
+        if (filled >= 0.85) {
+          try {
+            const GemmProblem pq = ops::wgmma_kernel_problem(pair, p);
+            validate_wgmma_config(pair, pq, arch);
+            if (ops::gemm_shared_bytes(pair, pq) <= ops::arch_shared_memory_limit(arch)) {
+              c = pair;
+              reason += fmt::format("; B's lines off 32-byte boundaries: 128x256 tiles in clusters of 2 ({:.0f}% of their waves filled)",
+                                    100 * filled);
+            }
+          } catch (const InvalidArgument& e) {
+            util::log().debug("GEMM heuristic: no cluster for B's lines ({})", e.what());
+          }
+        }
       }
       if (why) *why = reason;
       return c;
