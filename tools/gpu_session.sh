@@ -876,7 +876,7 @@ for what in "$@"; do
         --gtest_brief=1 --gtest_filter='GemmGpuWgmma.PacksBWhoseLinesStartOffSectors'
       step offsec2_sweep 120 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN,TN,TT \
         --shapes 2040x2040x2040,3000x3000x3000,4088x4088x4088,5000x5000x5000,6136x6136x6136,8184x8184x8184 \
-        --config default,wgmma:128x256x64:64x256:4:c2,wgmma:128x192x64:64x192:4:c2,wgmma:128x256x64:64x256:4 --runs 3 --group-ms 20 --rounds 2
+        --config default,wgmma:128x256x64:64x256:4:c2,wgmma:128x256x64:64x256:4,wgmma:128x128x64:64x128:4 --runs 3 --group-ms 20 --rounds 2
       for v in 1 2; do
         step "trigger${v}_tests" 4 env TILEJIT_EXP_EARLY_TRIGGER=$v timeout 100 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
           --gtest_filter='GemmGpuGraph.*:GemmGpuWgmma.SwappedDecodeShapes:GemmGpuWgmma.ClusterOfTwo'
