@@ -11,7 +11,7 @@
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
-#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i14-epi i12-trigger)
+#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -889,6 +889,17 @@ for what in "$@"; do
             --runs 3 --group-ms 20 --rounds 3 2>&1 | grep -E "^[0-9]|rror"
         done
       done 2>&1 | tee "$out/trigger_bench.log"
+      ;;
+    i12-partial-waves)
+      # Issue 12: shapes whose waves of 128x256 tiles are partly empty (3000^3: 73%, 5000^3: 87%) and
+      # 2000^3 (B on 32-byte but not 128-byte boundaries: 128 tiles of 128x256 are one wave), against
+      # clusters of two in other tile shapes and a tail split. 128x192 in clusters needs a
+      # column-major B (a row-major B's tile splits into 64-column halves), so NT,TT and NN,TN apart.
+      o="--dtype bf16 --method graph --runs 3 --group-ms 20 --rounds 2"
+      step explore_nt 40 "$bin/tilejit" bench gemm $o --layout NT,TT --shapes 2000x2000x2000,3000x3000x3000,5000x5000x5000 \
+        --config default,wgmma:128x256x64:64x256:4:c2,wgmma:128x192x64:64x192:4:c2,wgmma:256x128x64:128x128:3:c2,wgmma:128x256x64:64x256:4:t2
+      step explore_nn 40 "$bin/tilejit" bench gemm $o --layout NN,TN --shapes 2000x2000x2000,3000x3000x3000,5000x5000x5000 \
+        --config default,wgmma:128x256x64:64x256:4:c2,wgmma:256x128x64:128x128:3:c2,wgmma:128x256x64:64x256:4:t2
       ;;
     i14-epi)
       # Issue 14: two epilogue experiments (docs/experiments/gemm_knob_experiments.diff; needs it
