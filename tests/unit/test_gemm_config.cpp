@@ -553,7 +553,11 @@ TEST(GemmHeuristic, ClustersOfTwoWhereBsLinesStartOffSectorsAtAboutAWave) {
   EXPECT_EQ(with(4088, 4088, 4088, "NN"), "wgmma:128x256x64:64x256:4:c2");   // 512: 97% of 4 waves
   EXPECT_EQ(with(8184, 8184, 8184, "TT"), "wgmma:128x256x64:64x256:4:c2");
   EXPECT_EQ(with(3000, 3000, 3000, "NT"), "wgmma:128x192x64:64x192:4");      // 288: 73% of 3 waves
-  EXPECT_EQ(with(4096, 4096, 4096, "NT"), "wgmma:128x256x64:64x256:4");      // B on 32-byte boundaries
+  EXPECT_EQ(with(4096, 4096, 4096, "NT"), "wgmma:128x256x64:64x256:4");      // B on 128-byte boundaries
+  EXPECT_EQ(with(2000, 2000, 2000, "NT"), "wgmma:128x256x64:64x256:4:c2");   // off 128 bytes: one wave
+  EXPECT_EQ(with(2000, 2000, 2000, "TN"), "wgmma:128x256x64:64x256:4:c2");
+  EXPECT_EQ(with(4000, 4000, 4000, "NT"), "wgmma:128x256x64:64x256:4");      // four waves: not measured
+  EXPECT_EQ(with(2048, 2048, 2048, "NT"), "wgmma:128x128x64:64x128:4");      // aligned: as it was
   EXPECT_EQ(with(4096, 4088, 4096, "NT"), "wgmma:128x256x64:64x256:4");      // only D's lines are off
   EXPECT_EQ(with(5000, 3000, 1999, "NN"), "wgmma:128x256x64:64x256:4:c2");   // N = 3000: 91% of 7 waves
   EXPECT_EQ(with(5000, 3000, 1999, "NT"), "wgmma:128x256x64:64x256:4");      // K odd: TMA cannot read B

@@ -87,6 +87,8 @@ std::string tma_unready_reason(const GemmProblem& p, bool is_a);
 // pointer, leading dimension or batch stride is 16 bytes off (ld 1000, 2040 or 4088 of a 16-bit
 // type). TMA reads 128-row boxes of such lines at about half its rate.
 bool b_lines_off_sectors(const GemmProblem& p);
+// B's pointer, line pitch or batch stride (bytes) is not a multiple of `boundary`.
+bool b_lines_off(const GemmProblem& p, std::int64_t boundary);
 // Whether the wgmma kind packs such a B into 128-byte aligned lines before the GEMM, though TMA could
 // read it: 16-bit inputs, B tiles of 128 rows or more, no cluster (a cluster halves B's reads
 // instead), M over 1024 (so that the copy is spread over enough outputs).

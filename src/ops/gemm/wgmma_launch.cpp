@@ -45,13 +45,15 @@ std::string tma_unready_reason(const GemmProblem& p, bool is_a) {
   return "";
 }
 
-bool b_lines_off_sectors(const GemmProblem& p) {
+bool b_lines_off(const GemmProblem& p, std::int64_t boundary) {
   std::int64_t lines = 0, width = 0;
   line_shape(p, false, lines, width);
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.b.dtype));
   const std::int64_t ld = p.b.ld ? p.b.ld : width;
-  return p.b.ptr % 32 != 0 || (ld * es) % 32 != 0 || (p.batch > 1 && (p.b.batch_stride * es) % 32 != 0);
+  return p.b.ptr % boundary != 0 || (ld * es) % boundary != 0 || (p.batch > 1 && (p.b.batch_stride * es) % boundary != 0);
 }
+
+bool b_lines_off_sectors(const GemmProblem& p) { return b_lines_off(p, 32); }
 
 bool wgmma_packs_b_for_speed(const GemmConfig& c, const GemmProblem& p) {
   // H200, 2026-12-03 13:11Z (docs/benchmarks.md, sixteenth session), bf16 graph, ratio to cuBLAS
