@@ -22,6 +22,10 @@
 //                                    16-byte aligned rows); otherwise element by element
 //   CLUSTER                          1, or 2: pairs of blocks share B tiles through TMA multicast
 //   BLOCK_SCALES                     8-bit inputs with scales per block of 128 along K (see kBlockScaled)
+//   A_REGS                           tf32 with an M-major A (column-major): TMA loads it as it is and each
+//                                    consumer moves its fragments from shared memory into registers, the
+//                                    wgmma form that reads A from registers (tf32 wgmma reads K-major
+//                                    operands only from shared memory)
 // The kernel's tensor maps (made by the runtime with cuTensorMapEncodeTiled) are 3-D with the
 // contiguous dimension first and 128-byte swizzle: a K-major operand {K, rows, batch} in boxes of
 // {BK, BM or BN, 1}; an MN-major one {rows, K, batch} in boxes of {64, BK, 1}, BM / 64 or BN / 64 of
@@ -165,7 +169,15 @@ template <class Cfg> struct gemm_wgmma {
 
   enum : bool { A_K = Cfg::A_ROW, B_K = !Cfg::B_ROW };  // K-major operands
   enum : int { kMnChunkElems = 128 / int(sizeof(T)) };     // MN elements per 128-byte swizzle row
-  static_assert((A_K && B_K) || sizeof(T) == 2, "gemm_wgmma: tf32 and 8-bit operands must be K-major (A row-major, B column-major)");
+  // tf32 A through registers: an M-major A tile in shared memory (chunks of 32 rows x BK, 128-byte
+  // swizzled, as TMA writes them), loaded fragment by fragment by its consumer.
+  enum : bool { kRegistersA = Cfg::A_REGS };
+  // One stage's A fragments of a consumer thread, per k step and m64 block (one unused set without).
+  using Fragments = unsigned[kRegistersA ? BK / KK : 1][kMmaM][4];
+  static_assert(!kRegistersA || (sizeof(T) == 4 && !A_K && !kBlockScaled), "gemm_wgmma: A through registers is for tf32 with an M-major A");
+  static_assert((A_K && B_K) || sizeof(T) == 2 || (kRegistersA && B_K),
+                "gemm_wgmma: tf32 and 8-bit operands must be K-major (A row-major, B column-major; a column-major tf32 A through "
+                "registers)");
   static_assert(A_K || BM % kMnChunkElems == 0, "gemm_wgmma: an M-major A needs BM in whole 128-byte chunks");
   // A narrow N-major B (16 or 32 columns, a swapped decode shape's column-major A) is one TMA box
   // of {BN, BK} with the 32- or 64-byte swizzle of its width; wider ones are 128-byte chunks.
@@ -242,6 +254,29 @@ template <class Cfg> struct gemm_wgmma {
     } else {
       return sm90::smem_descriptor_mn_major_sw128(tile + (mn / kMnChunkElems) * BK * 128 + kk * KK * 128, BK * 128);
     }
+  }
+
+  // tf32 A through registers: this thread's m64 x k8 fragments of one stage, for each k step kk and
+  // m64 block mi, from the M-major tile `tile` (rows row0.. are this consumer's). In the tile, row m
+  // and k lie in chunk m / 32 (BK lines of 128 bytes, one per k) at byte (m % 32) * 4 of line k.
+  // The fragment (see wgmma_op::run_registers_a) is rows g and g + 8 of the warp's 16, k columns t
+  // and t + 4; with the swizzle, two of the warp's 32 reads share a bank (two wavefronts per read).
+  __device__ __forceinline__ static void load_a_fragments(Fragments& frags, const char* tile, int row0, int warp, int lane) {
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int kk = 0; kk < BK / KK; ++kk)
+#pragma unroll
+      for (int mi = 0; mi < kMmaM; ++mi) {
+        const int m = row0 + mi * 64 + warp * 16 + g, k = kk * KK + t;
+        auto at = [&](int mm, int kk2) {
+          return *reinterpret_cast<const unsigned*>(tile + (mm / kMnChunkElems) * BK * 128 +
+                                                    sm90::swizzle128_offset(kk2, (mm % kMnChunkElems) * int(sizeof(T))));
+        };
+        frags[kk][mi][0] = at(m, k);
+        frags[kk][mi][1] = at(m + 8, k);
+        frags[kk][mi][2] = at(m, k + 4);
+        frags[kk][mi][3] = at(m + 8, k + 4);
+      }
   }
 
   // Split-K: stores this slice's partial tile (this consumer's rows) in the workspace and counts it
@@ -416,6 +451,17 @@ template <class Cfg> struct gemm_wgmma {
     }
   }
 
+  // Tells the compiler the fragments are read here: it keeps them in their registers until then (a
+  // wgmma group reads its A registers asynchronously, up to the wait that sees it complete).
+  __device__ __forceinline__ static void fragments_fence(Fragments& frags) {
+#pragma unroll
+    for (int kk = 0; kk < (kRegistersA ? BK / KK : 1); ++kk)
+#pragma unroll
+      for (int mi = 0; mi < kMmaM; ++mi)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(frags[kk][mi][r])::"memory");
+  }
+
   // A per-tensor scale: 1 where none was given.
   __device__ __forceinline__ static float tensor_scale(const float* s) { return s ? *s : 1.f; }
 
@@ -524,9 +570,12 @@ template <class Cfg> struct gemm_wgmma {
 #pragma unroll
         for (int r = 0; r < kAccRegs; ++r) acc[mi][r] = 0.f;
       int held = -1;  // the stage whose wgmmas may still be reading it
-      if constexpr (kBlockScaled) block_scaled_main_loop(p, tile, acc, smem, full, empty, ring, local, ktiles, consumer, warp, lane);
-      else
-      for (int kb = tile.kb_begin + (kKHalves ? consumer : 0); kb < tile.kb_end; kb += kKHalves ? 2 : 1) {
+      // A through registers: two sets of fragments, used in turn, since a group's wgmmas read theirs
+      // until the group completes (one wait later); without it, the arrays go unused.
+      Fragments frags0, frags1;
+      // The MMAs of K block kb: into `frags` its A fragments (A through registers), after which the
+      // group before, which read `frags_before`, is done.
+      auto mma_stage = [&](int kb, Fragments& frags, Fragments& frags_before) {
         if constexpr (kKHalves) {
           // Every other K block of the tile; the producer filled the ring tile after tile (K halves
           // never split K across blocks, so every tile has all ktiles blocks).
@@ -535,29 +584,49 @@ template <class Cfg> struct gemm_wgmma {
           ring.phase = static_cast<unsigned>((pos / STAGES) & 1);
         }
         sm90::mbarrier_wait(&full[ring.stage], ring.phase);
-        sm90::wgmma_fence();
         const char* sa = smem + ring.stage * kStageBytes;
         const char* sb = sa + kTileABytes;
+        if constexpr (kRegistersA) load_a_fragments(frags, sa, consumer * kConsumerRowStep, warp, lane);
+        sm90::wgmma_fence();  // (after the fragments' loads: wgmma reads registers written before it)
 #pragma unroll
         for (int kk = 0; kk < BK / KK; ++kk) {
           const unsigned long long desc_b = operand_descriptor<B_K, BN>(sb, 0, kk);
 #pragma unroll
           for (int mi = 0; mi < kMmaM; ++mi) {
-            const unsigned long long desc_a = operand_descriptor<A_K, BM>(sa, consumer * kConsumerRowStep + mi * 64, kk);
-            sm90::wgmma_op<BN, Input>::template run<A_K ? 0 : 1, B_K ? 0 : 1>(acc[mi], desc_a, desc_b, 1);
+            if constexpr (kRegistersA) {
+              sm90::wgmma_op<BN, Input>::run_registers_a(acc[mi], frags[kk][mi], desc_b, 1);
+            } else {
+              const unsigned long long desc_a = operand_descriptor<A_K, BM>(sa, consumer * kConsumerRowStep + mi * 64, kk);
+              sm90::wgmma_op<BN, Input>::template run<A_K ? 0 : 1, B_K ? 0 : 1>(acc[mi], desc_a, desc_b, 1);
+            }
           }
         }
         sm90::wgmma_commit_group();
         // One group stays in flight; the one before it has finished reading its stage.
         sm90::wgmma_wait_group<1>();
+        if constexpr (kRegistersA) fragments_fence(frags_before);  // ...and its registers: alive until here
         if (held >= 0 && lane == 0) release_stage(&empty[held]);
         held = ring.stage;
         ring.advance<STAGES>();
+      };
+      constexpr int kStep = kKHalves ? 2 : 1;  // from one of this consumer's K blocks to the next
+      const int kb_first = tile.kb_begin + (kKHalves ? consumer : 0);
+      if constexpr (kBlockScaled) {
+        block_scaled_main_loop(p, tile, acc, smem, full, empty, ring, local, ktiles, consumer, warp, lane);
+      } else if constexpr (kRegistersA) {
+        for (int kb = kb_first; kb < tile.kb_end; kb += 2 * kStep) {
+          mma_stage(kb, frags0, frags1);
+          if (kb + kStep >= tile.kb_end) break;
+          mma_stage(kb + kStep, frags1, frags0);
+        }
+      } else {
+        for (int kb = kb_first; kb < tile.kb_end; kb += kStep) mma_stage(kb, frags0, frags1);
       }
       if constexpr (kPingpong) {
         if (threadIdx.x % 128 == 0) sm90::mbarrier_arrive(&order[1 - consumer]);  // the other's turn
       }
       sm90::wgmma_wait_group<0>();
+      if constexpr (kRegistersA) fragments_fence(frags0), fragments_fence(frags1);
       if (held >= 0 && lane == 0) release_stage(&empty[held]);
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) sm90::accumulator_fence(acc[mi]);

@@ -58,6 +58,7 @@ std::string GemmConfig::to_string() const {
   if (swap_ab) out += ":sw";
   if (k_halves) out += ":kh";
   if (tf32) out += ":tf32";
+  if (a_registers) out += ":ra";
   return out;
 }
 
@@ -72,8 +73,8 @@ GemmConfig GemmConfig::parse(std::string_view text) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
-  if (parts.size() < 4 || parts.size() > 11)
-    bad_config(text, "it has not four ':'-separated parts (and optional extras kS, tS, pp, cC, sw, kh and tf32)");
+  if (parts.size() < 4 || parts.size() > 12)
+    bad_config(text, "it has not four ':'-separated parts (and optional extras kS, tS, pp, cC, sw, kh, tf32 and ra)");
   GemmConfig c;
   if (parts[0] == "simt") c.kind = GemmKind::simt;
   else if (parts[0] == "mma") c.kind = GemmKind::mma;
@@ -92,6 +93,8 @@ GemmConfig GemmConfig::parse(std::string_view text) {
       c.k_halves = true;
     } else if (parts[i] == "tf32" && !c.tf32) {
       c.tf32 = true;
+    } else if (parts[i] == "ra" && !c.a_registers) {
+      c.a_registers = true;
     } else if (parts[i].size() >= 2 && parts[i][0] == 'k' && digit(parts[i][1]) && c.split_k == 1) {
       c.split_k = numbers(text, parts[i].substr(1), 'x', 1)[0];
     } else if (parts[i].size() >= 2 && parts[i][0] == 't' && digit(parts[i][1]) && c.tail_split == 1) {
@@ -100,7 +103,7 @@ GemmConfig GemmConfig::parse(std::string_view text) {
       c.cluster = numbers(text, parts[i].substr(1), 'x', 1)[0];
     } else {
       bad_config(text, fmt::format("'{}' is not an extra part (split-K kS, e.g. k2, tail split tS, e.g. t3, ping-pong pp, cluster cC, "
-                                   "e.g. c2, swapped operands sw, K halves kh, f32 inputs as tf32 tf32; each at most once)",
+                                   "e.g. c2, swapped operands sw, K halves kh, f32 inputs as tf32 tf32, A through registers ra; each at most once)",
                                    parts[i]));
     }
   }

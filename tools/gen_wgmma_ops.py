@@ -26,6 +26,22 @@ def wrapper(n, name, a_type, b_type, k):
         tail, imms, params = "p, 1, 1", "", "template <int TransA, int TransB> "
     what = "tf32" if k == 8 else "8-bit float"
     check = "" if k == 16 else f'    static_assert(TransA == 0 && TransB == 0, "{what} wgmma reads K-major operands only");\n'
+    # tf32 also reads A from registers (an M-major A loaded from shared memory by the consumer): the
+    # m64k8 fragment of the warp's 16 rows, a[0..3] = (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)
+    # with g = lane / 4, t = lane % 4. wgmma reads them asynchronously: they must stay unchanged until
+    # the group's wgmma.wait_group.
+    registers_a = ""
+    if name == "tf32":
+        ra, rb, rs = regs, regs + 4, regs + 5
+        registers_a = (
+            f"  __device__ __forceinline__ static void run_registers_a(float (&d)[{regs}], const unsigned (&a)[4], unsigned long long desc_b, int scale_d) {{\n"
+            f"    asm volatile(\n"
+            f"        \"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{rs}, 0;\\n\"\n"
+            f"        \"wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.tf32.tf32 {{{acc}}}, {{%{ra}, %{ra + 1}, %{ra + 2}, %{ra + 3}}}, %{rb}, p, 1, 1;\\n}}\\n\"\n"
+            f"        : {outs}\n"
+            f"        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b), \"r\"(scale_d));\n"
+            f"  }}\n"
+        )
     return (
         f"template <> struct wgmma_op<{n}, wgmma_{name}> {{\n"
         f"  {params}__device__ __forceinline__ static void run(float (&d)[{regs}], unsigned long long desc_a, unsigned long long desc_b, int scale_d) {{\n"
@@ -36,6 +52,7 @@ def wrapper(n, name, a_type, b_type, k):
         f"        : {outs}\n"
         f"        : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d){imms});\n"
         f"  }}\n"
+        f"{registers_a}"
         f"}};\n"
     )
 
@@ -45,7 +62,8 @@ def main():
         "// wgmma.mma_async wrappers, one per (N, input type): D[64 x N] += A[64 x K] * B[K x N] for the",
         "// warpgroup, A and B read from shared memory through matrix descriptors; run<TransA, TransB> with 1",
         "// for an M-major A or N-major B (f16/bf16 only; tf32 and the 8-bit floats e4m3, e5m2 read K-major",
-        "// operands only, and an 8-bit instruction covers 32 of K).",
+        "// operands only, and an 8-bit instruction covers 32 of K). tf32 also has run_registers_a: A from",
+        "// registers, for an M-major A that the consumer loads from shared memory itself.",
         "// Written by tools/gen_wgmma_ops.py (each shape names all N / 2 accumulator registers); edit the script.",
         "//",
         "// scale_d (0: D = A * B, 1: D += A * B) travels as a predicate set from a register, never as an",

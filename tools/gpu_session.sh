@@ -11,7 +11,8 @@
 #                                   i16-one i16-cold i16-sweep i16-waves i16-m64
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
-#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger)
+#                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
+#                                   i12-tf32ra i12-suite i12-verify)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -936,6 +937,39 @@ for what in "$@"; do
             --runs 3 --group-ms 20 --rounds 3 2>&1 | grep -E "^[0-9]|rror"
         done
       done 2>&1 | tee "$out/trigger_bench.log"
+      ;;
+    i12-tf32ra)
+      # Issue 12: tf32 with a column-major A through registers (ra) and NN swapped onto it, against the
+      # transposed copies of before (the same tiles without ra, unswapped); then bf16 3000^3 in
+      # 128x192 clusters of two (the heuristic's pick for a column-major B) against packing B.
+      step ra_tests 12 timeout 240 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuWgmma.Tf32ColumnMajorAThroughRegisters:GemmGpuGraph.Tf32OnWgmmaInEveryLayout:*OddSizes/tf32*:*Unaligned4095/tf32*:*BatchAlphaBetaBiasActivations/tf32*'
+      for lay in TT TN NN; do
+        step "ra_memcheck_$lay" 3 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 "$bin/tilejit" gemm \
+          --m 1000 --n 777 --k 515 --dtype f32 --math tf32 --layout "$lay" --check
+      done
+      o="--runs 3 --group-ms 20 --rounds 3"
+      step ra_graph 20 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --method graph --layout NN,NT,TN,TT,TT:c \
+        --shapes 4096x4096x4096,8192x8192x8192 --config default,wgmma:128x256x32:64x256:4 $o --out "$out/ra_graph.csv"
+      step ra_stream 20 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --method stream --layout NN,NT,TN,TT \
+        --shapes 4096x4096x4096,8192x8192x8192 $o
+      step c192 20 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,TT,NN \
+        --shapes 3000x3000x3000 --config default,wgmma:128x192x64:64x192:4 --runs 3 --group-ms 20 --rounds 3
+      ;;
+    i12-suite)
+      step gemm_suite 25 timeout 420 ctest --test-dir "$root/build" -L gpu -R "GemmGpu|GemmEpilogueGpu" -j 16 --output-on-failure
+      ;;
+    i12-verify)
+      # Issue 12: every GPU test after the tf32 change; the bf16 and e4m3 kernels (whose main loop
+      # moved into a lambda shared with A through registers) beside cuBLAS / cuBLASLt; tf32 with a
+      # column-major D in the other layouts.
+      step gpu_suite 30 timeout 450 ctest --test-dir "$root/build" -L gpu -j 16 --output-on-failure
+      o="--method graph --runs 3 --group-ms 20 --rounds 3"
+      step bf16_check 20 "$bin/tilejit" bench gemm --dtype bf16 $o --layout NT,NN,TT \
+        --shapes 4096x4096x4096,8192x8192x8192,1000x1000x1000
+      step e4m3_check 10 "$bin/tilejit" bench gemm --dtype e4m3 $o --layout NT --shapes 4096x4096x4096,8192x8192x8192
+      step tf32_dcol 12 "$bin/tilejit" bench gemm --dtype f32 --math tf32 $o --layout NN:c,NT:c,TN:c \
+        --shapes 4096x4096x4096,8192x8192x8192
       ;;
     *) echo "unknown step $what" ;;
   esac

@@ -48,6 +48,10 @@ struct GemmConfig {
   // extra part "tf32"); the puzzle33 preset, the first seed's tf32 kernel, sets it. No effect on
   // f16/bf16 inputs.
   bool tf32 = false;
+  // wgmma, tf32 with a column-major (M-major) A: A is loaded as it is and read by the MMAs from
+  // registers, instead of transposed into the plan's workspace at each launch (string form: an extra
+  // part "ra"). tf32 wgmma reads only K-major operands from shared memory.
+  bool a_registers = false;
   std::string to_string() const;
   // Parses the string form or a preset name; throws InvalidArgument naming the expected form.
   static GemmConfig parse(std::string_view text);

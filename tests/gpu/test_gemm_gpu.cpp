@@ -476,6 +476,43 @@ TEST_F(GemmGpuWgmma, ClusterOfTwo) {
   expect_correct_in_a_row(rt, shape(kMaths[3], "NT", 1536, 2048, 1024), GemmConfig::parse("wgmma:128x256x64:64x256:4:c2"));
 }
 
+TEST_F(GemmGpuWgmma, Tf32ColumnMajorAThroughRegisters) {
+  // A column-major tf32 A read as it is, its fragments loaded into registers by the consumers (ra):
+  // every tile shape and option the kernel combines it with (one or two m64 blocks per consumer,
+  // ping-pong, K halves, clusters, split-K), odd sizes (tiles on D's edges, K tails, a pitch TMA
+  // cannot read: packed first), a column-major D, B row-major (transposed at launch), NN swapped
+  // (D^T = B^T A^T, whose A is the user's B), batches with the epilogue, launches in a row.
+  for (const char* cfg : {"wgmma:128x256x32:64x256:4:ra", "wgmma:128x128x32:64x128:4:ra", "wgmma:128x128x32:128x128:4:ra",
+                          "wgmma:64x128x32:64x128:8:ra", "wgmma:128x128x32:128x128:4:pp:ra", "wgmma:64x128x32:64x128:8:kh:ra",
+                          "wgmma:128x256x32:64x256:4:c2:ra", "wgmma:128x128x32:64x128:4:k2:ra", "wgmma:128x128x64:64x128:3:ra"}) {
+    const GemmConfig c = GemmConfig::parse(cfg);
+    for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8}, {65, 130, 257}, {300, 520, 200}, {1000, 1000, 1000}}) {
+      for (const char* layout : {"TT", "TN"}) {
+        GemmProblem p = shape(kMaths[1], layout, M, N, K);
+        expect_correct(rt, p, false, &c);
+        p.d.layout = Layout::col_major;
+        expect_correct(rt, p, false, &c);
+      }
+    }
+    GemmConfig swapped = c;
+    swapped.swap_ab = true;
+    expect_correct(rt, shape(kMaths[1], "NN", 1000, 1000, 1000), false, &swapped);
+    expect_correct(rt, shape(kMaths[1], "NN", 300, 520, 200), false, &swapped);
+  }
+  const GemmConfig ra = GemmConfig::parse("wgmma:128x256x32:64x256:4:ra");
+  expect_correct(rt, shape(kMaths[1], "TT", 4095, 1000, 515), false, &ra);  // lda 4095: packed for TMA, still M-major
+  GemmProblem b = shape(kMaths[1], "TT", 96, 80, 72);
+  b.batch = 3;
+  b.a.batch_stride = 96 * 72 + 4;
+  b.b.batch_stride = 72 * 80 + 4;
+  b.d.batch_stride = 96 * 80 + 4;
+  b.alpha = 0.75f, b.beta = -1.25f;
+  b.c = b.d;
+  b.epilogue.activation = Activation::gelu;
+  expect_correct(rt, b, true, &ra);
+  expect_correct_in_a_row(rt, shape(kMaths[1], "TT", 1536, 2048, 1024), ra);
+}
+
 TEST_F(GemmGpuWgmma, SwappedDecodeShapes) {
   // D^T = B^T A^T with 16- or 32-wide tiles of M: M from 1 to 32, N and K with tails, every layout
   // (a column-major A is the kernel's N-major B), split-K, tf32, batches with alpha, beta (C

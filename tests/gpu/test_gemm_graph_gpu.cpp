@@ -202,7 +202,15 @@ TEST_F(GemmGpuGraph, ColumnMajorDInEveryLayout) {
         check(driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
         EXPECT_LE(gc.relative_error(), cli::gemm_tolerance(plan.problem()))
             << dtype_name(t) << " " << layout << " " << M << "x" << N << "x" << K << " " << plan.config().to_string();
-        EXPECT_TRUE(plan.config().kind != GemmKind::wgmma || plan.config().swap_ab) << plan.config().to_string();
+        // The kernel computes the row-major D^T, except for tf32 TT: swapped, its B (A^T) would be
+        // transposed at each launch, so it writes the column-major D itself and reads A through registers.
+        const bool tf32_tt = t == DType::f32 && std::string(layout) == "TT";
+        if (plan.config().kind == GemmKind::wgmma) {
+          EXPECT_EQ(plan.config().swap_ab, !tf32_tt) << layout << " " << plan.config().to_string();
+          if (tf32_tt) {
+            EXPECT_TRUE(plan.config().a_registers) << plan.config().to_string();
+          }
+        }
       }
 }
 
@@ -222,8 +230,9 @@ TEST_F(GemmGpuGraph, SwappedDecodeShapesTakeABias) {
     }
 }
 
-// tf32 on wgmma in every layout: operands that are not K-major are transposed into the plan's
-// workspace at launch; batches with strides, odd sizes, the heuristic's and a forced configuration.
+// tf32 on wgmma in every layout: a column-major A goes through registers, a row-major B is
+// transposed into the plan's workspace at launch (NN runs swapped, on neither); batches with
+// strides, odd sizes, the heuristic's and a forced configuration (which transposes A).
 TEST_F(GemmGpuGraph, Tf32OnWgmmaInEveryLayout) {
   for (const char* layout : {"NN", "NT", "TN", "TT"}) {
     for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{1000, 1000, 1000}, {65, 130, 257}, {512, 4095, 300}}) {

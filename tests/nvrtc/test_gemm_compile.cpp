@@ -146,6 +146,27 @@ TEST(GemmCompileWgmma, ClusterOfTwoWithMulticast) {
   EXPECT_GT(rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, "NT", false, Activation::none), &tf32).cubin_bytes, 0u);
 }
 
+TEST(GemmCompileWgmma, Tf32ColumnMajorAThroughRegisters) {
+  // A column-major tf32 A read from registers (ra), with one and two m64 blocks per consumer,
+  // ping-pong and K halves; NN swapped onto it; the heuristic's pick for TT, TN and NN is ra.
+  RuntimeOptions o;
+  o.arch = "sm_90a";
+  Runtime rt(o);
+  for (const char* cfg : {"wgmma:128x256x32:64x256:4:ra", "wgmma:128x128x32:128x128:4:pp:ra", "wgmma:64x128x32:64x128:8:kh:ra"})
+    for (const char* layout : {"TT", "TN"}) {
+      GemmConfig c = GemmConfig::parse(cfg);
+      EXPECT_NE(rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, layout, false, Activation::none), &c).program_name.find("_ra"),
+                std::string::npos);
+    }
+  GemmConfig swapped = GemmConfig::parse("wgmma:128x256x32:64x256:4:sw:ra");
+  EXPECT_NE(rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, "NN", true, Activation::gelu), &swapped).program_name.find("_sw"),
+            std::string::npos);
+  for (const char* layout : {"TT", "TN", "NN"}) {
+    const CompiledKernelInfo info = rt.compile_gemm(stand_in(DType::f32, MathMode::tf32, layout, false, Activation::none));
+    EXPECT_NE(info.program_name.find("_ra"), std::string::npos) << layout << " " << info.program_name;
+  }
+}
+
 TEST(GemmCompileWgmma, ThreeConsumersWhereTheirRegistersFit) {
   // 512 threads leave ptxas 128 registers each: every 3-consumer tile that validation accepts must
   // compile, and the 64x256 one (128 accumulators) is refused before NVRTC sees it.
@@ -235,7 +256,11 @@ TEST(GemmCompileWgmma, ColumnMajorDAndTf32InEveryLayout) {
     GemmProblem tf32 = stand_in(DType::f32, MathMode::tf32, layout, false, Activation::none);
     tf32.m = tf32.n = tf32.k = 4096;
     const CompiledKernelInfo t = rt.compile_gemm(tf32);
-    EXPECT_NE(t.program_name.find("gemm_wgmma_f32tf32_NT_"), std::string::npos) << layout << ": " << t.program_name;  // K-major copies
+    // The kernel's B is K-major (TN's a copy); its A K-major (NT) or column-major through registers
+    // (NN swapped, TN, TT).
+    const bool nt = std::string(layout) == "NT";
+    EXPECT_NE(t.program_name.find(nt ? "gemm_wgmma_f32tf32_NT_" : "gemm_wgmma_f32tf32_TT_"), std::string::npos) << layout << ": " << t.program_name;
+    EXPECT_EQ(t.program_name.find("_ra") != std::string::npos, !nt) << layout << ": " << t.program_name;
   }
 }
 

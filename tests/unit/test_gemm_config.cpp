@@ -54,6 +54,10 @@ TEST(GemmConfig, ParsesAndPrints) {
   EXPECT_EQ(t.to_string(), "simt:32x32x32:1x32:1");
   EXPECT_EQ(t.threads(), 1024);
   EXPECT_EQ(GemmConfig::parse(GemmConfig::parse("simt:128x128x8:64x32:2").to_string()).to_string(), "simt:128x128x8:64x32:2");
+  const GemmConfig every = GemmConfig::parse("wgmma:128x128x32:64x128:4:k2:c2:sw:kh:tf32:ra:pp:t2");  // each extra once, any order
+  EXPECT_TRUE(every.a_registers && every.pingpong && every.k_halves && every.swap_ab && every.tf32);
+  EXPECT_EQ(every.to_string(), "wgmma:128x128x32:64x128:4:k2:t2:pp:c2:sw:kh:tf32:ra");
+  EXPECT_EQ(GemmConfig::parse(every.to_string()), every);
 }
 
 struct BadString {
@@ -499,22 +503,56 @@ TEST(GemmHeuristic, PicksWgmmaOnHopperWhereItsRulesHold) {
   odd.m = 64;  // packing B (4095 x 4095) for 64 rows of output costs more than it saves
   EXPECT_EQ(choose_gemm_config(odd, "sm_90a", 132).kind, GemmKind::mma);
   EXPECT_EQ(choose_gemm_config(problem(DType::bf16, MathMode::exact, 8192, 8192, 8192), "sm_90a", 132).kind, GemmKind::wgmma);  // NN
-  // tf32 wgmma reads K-major operands only: the others are transposed into the workspace at launch,
-  // in every layout.
-  for (const auto& [la, lb] : {std::pair{Layout::row_major, Layout::row_major}, std::pair{Layout::col_major, Layout::row_major},
-                              std::pair{Layout::col_major, Layout::col_major}}) {
+  // tf32 wgmma reads K-major operands only from shared memory: a column-major A goes through
+  // registers (ra), a row-major B is transposed into the workspace at launch; NN runs swapped (its
+  // B^T is a column-major A, its A^T a column-major B), so that no operand is transposed. With D
+  // column-major the kernel computes the row-major D^T where that transposes no more operands.
+  struct Tf32Case {
+    Layout a, b, d;
+    const char* config;
+    bool transposed_b;  // the kernel's B, transposed at launch
+  };
+  const Layout R = Layout::row_major, C = Layout::col_major;
+  for (const Tf32Case& t : {Tf32Case{R, R, R, "wgmma:128x256x32:64x256:4:sw:ra", false}, Tf32Case{C, R, R, "wgmma:128x256x32:64x256:4:ra", true},
+                            Tf32Case{C, C, R, "wgmma:128x256x32:64x256:4:ra", false}, Tf32Case{R, C, R, "wgmma:128x256x32:64x256:4", false},
+                            Tf32Case{R, R, C, "wgmma:128x256x32:64x256:4:sw:ra", false}, Tf32Case{C, R, C, "wgmma:128x256x32:64x256:4:sw:ra", true},
+                            Tf32Case{C, C, C, "wgmma:128x256x32:64x256:4:ra", false}, Tf32Case{R, C, C, "wgmma:128x256x32:64x256:4:sw", false}}) {
     GemmProblem tf32_other = problem(DType::f32, MathMode::tf32, 8192, 8192, 8192);
-    tf32_other.a.layout = la, tf32_other.b.layout = lb;
+    tf32_other.a.layout = t.a, tf32_other.b.layout = t.b, tf32_other.d.layout = t.d;
+    const std::string name = std::string(layout_name(t.a)).append(layout_name(t.b)).append(" D ").append(layout_name(t.d));
     const GemmConfig c = choose_gemm_config(tf32_other, "sm_90a", 132);
-    EXPECT_EQ(c.to_string(), "wgmma:128x256x32:64x256:4");
-    EXPECT_EQ(ops::wgmma_transposes_a(c, tf32_other), la == Layout::col_major);
-    EXPECT_EQ(ops::wgmma_transposes_b(c, tf32_other), lb == Layout::row_major);
+    EXPECT_EQ(c.to_string(), t.config) << name;
+    const GemmProblem seen = c.swap_ab ? ops::swapped_ab(tf32_other) : tf32_other;
+    EXPECT_FALSE(ops::wgmma_transposes_a(c, seen)) << name;
+    EXPECT_EQ(ops::wgmma_transposes_b(c, seen), t.transposed_b) << name;
     const GemmProblem kq = ops::wgmma_kernel_problem(c, ops::normalized(tf32_other));
-    EXPECT_EQ(kq.a.layout, Layout::row_major);  // both K-major as the kernel reads them
-    EXPECT_EQ(kq.b.layout, Layout::col_major);
+    EXPECT_EQ(kq.a.layout, c.a_registers ? C : R) << name;  // as the kernel reads them
+    EXPECT_EQ(kq.b.layout, C) << name;
     EXPECT_EQ(kq.a.ld, 8192);
     EXPECT_EQ(kq.b.ld, 8192);
+    EXPECT_NO_THROW(validate_gemm_config(c, tf32_other, "sm_90a")) << name;
   }
+  // The forced transposing form of a column-major A stays valid; ra is refused where it cannot apply.
+  GemmProblem tt = problem(DType::f32, MathMode::tf32, 4096, 4096, 4096);
+  tt.a.layout = tt.b.layout = C;
+  EXPECT_NO_THROW(validate_gemm_config(GemmConfig::parse("wgmma:128x256x32:64x256:4"), tt, "sm_90a"));
+  EXPECT_TRUE(ops::wgmma_transposes_a(GemmConfig::parse("wgmma:128x256x32:64x256:4"), tt));
+  auto refusal = [](const char* config, const GemmProblem& q) {
+    try {
+      validate_gemm_config(GemmConfig::parse(config), q, "sm_90a");
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  GemmProblem nt_tf32 = tt;
+  nt_tf32.a.layout = R;
+  EXPECT_NE(refusal("wgmma:128x256x32:64x256:4:ra", nt_tf32).find("reads a column-major (M-major) A"), std::string::npos);
+  GemmProblem tt_bf16 = problem(DType::bf16, MathMode::exact, 4096, 4096, 4096);
+  tt_bf16.a.layout = tt_bf16.b.layout = C;
+  EXPECT_NE(refusal("wgmma:128x256x64:64x256:4:ra", tt_bf16).find("ra) is for tf32 inputs"), std::string::npos);
+  EXPECT_NE(refusal("mma:128x128x32:64x64:3:ra", tt).find("exists for kind wgmma only"), std::string::npos);
+  EXPECT_NE(refusal("wgmma:128x128x64:128x128:3:ra", tt).find("fragment registers"), std::string::npos);
   GemmProblem decode = nt;
   decode.m = 48;  // above the swapped decode shapes: one 64-row tile, 128 tiles 64 wide for 132 SMs
   EXPECT_EQ(choose_gemm_config(decode, "sm_90a", 132).to_string(), "wgmma:64x64x64:64x64:8");
@@ -552,7 +590,12 @@ TEST(GemmHeuristic, ClustersOfTwoWhereBsLinesStartOffSectorsAtAboutAWave) {
   EXPECT_EQ(with(2040, 2040, 2040, "NT"), "wgmma:128x256x64:64x256:4:c2");   // 128 tiles: one wave
   EXPECT_EQ(with(4088, 4088, 4088, "NN"), "wgmma:128x256x64:64x256:4:c2");   // 512: 97% of 4 waves
   EXPECT_EQ(with(8184, 8184, 8184, "TT"), "wgmma:128x256x64:64x256:4:c2");
-  EXPECT_EQ(with(3000, 3000, 3000, "NT"), "wgmma:128x192x64:64x192:4");      // 288: 73% of 3 waves
+  // 288 tiles of 128x256: 73% of 3 waves; 384 of 128x192 fill 97%, in clusters where B's tile splits
+  // into 128-byte halves (column-major B), packed where it does not.
+  EXPECT_EQ(with(3000, 3000, 3000, "NT"), "wgmma:128x192x64:64x192:4:c2");
+  EXPECT_EQ(with(3000, 3000, 3000, "TT"), "wgmma:128x192x64:64x192:4:c2");
+  EXPECT_EQ(with(3000, 3000, 3000, "NN"), "wgmma:128x192x64:64x192:4");
+  EXPECT_EQ(with(3000, 3000, 3000, "TN"), "wgmma:128x192x64:64x192:4");
   EXPECT_EQ(with(4096, 4096, 4096, "NT"), "wgmma:128x256x64:64x256:4");      // B on 128-byte boundaries
   EXPECT_EQ(with(2000, 2000, 2000, "NT"), "wgmma:128x256x64:64x256:4:c2");   // off 128 bytes: one wave
   EXPECT_EQ(with(2000, 2000, 2000, "TN"), "wgmma:128x256x64:64x256:4:c2");
@@ -711,7 +754,7 @@ TEST(GemmHeuristic, SwapsOperandsForDecodeShapes) {
   tt.b.layout = Layout::row_major;
   EXPECT_EQ(choose_gemm_config(tt, "sm_90a", 132).to_string(), "wgmma:64x16x128:64x16:8:sw");
   GemmProblem tf32_tn = tf32;
-  tf32_tn.b.layout = Layout::row_major;  // B^T would be an M-major A: tf32 wgmma reads K-major A only
+  tf32_tn.b.layout = Layout::row_major;  // B^T would be an M-major A (through registers), but D^T's 16 columns too narrow for its tiles
   EXPECT_FALSE(choose_gemm_config(tf32_tn, "sm_90a", 132).swap_ab);
   GemmProblem biased = nt;
   biased.epilogue.bias = 1 << 20;  // a bias along D's columns runs along D^T's rows

@@ -109,8 +109,9 @@ bool wgmma_transposes_b(const GemmConfig& c, const GemmProblem& p) {
 }
 
 bool wgmma_transposes_a(const GemmConfig& c, const GemmProblem& p) {
-  // tf32 and 8-bit wgmma read K-major operands only: a column-major A of those is transposed at every launch.
-  return c.kind == GemmKind::wgmma && p.a.layout == Layout::col_major && dtype_size(p.a.dtype) != 2;
+  // tf32 and 8-bit wgmma read K-major operands only: a column-major A of those is transposed at every
+  // launch, unless a tf32 A goes through registers (ra), which reads it as it is.
+  return c.kind == GemmKind::wgmma && p.a.layout == Layout::col_major && dtype_size(p.a.dtype) != 2 && !c.a_registers;
 }
 
 GemmProblem wgmma_kernel_problem(const GemmConfig& c, const GemmProblem& user_problem) {
@@ -230,9 +231,25 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   const long long tiles = ((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn) * std::max<std::int64_t>(1, p.batch);
   if (tiles > std::numeric_limits<int>::max())
     broken(c, fmt::format("{} output tiles are more than one persistent launch can count", tiles));
-  if ((tf32 || es == 1) && (p.a.layout != Layout::row_major || p.b.layout != Layout::col_major))
-    broken(c, fmt::format("{} wgmma reads K-major operands only: A row-major and B column-major, not A {} and B {}", tf32 ? "tf32" : "8-bit",
-                          layout_name(p.a.layout), layout_name(p.b.layout)));
+  if (c.a_registers) {
+    // The consumers load A's fragments into registers themselves: a column-major tf32 A, two sets of
+    // fragments (one per group in flight) beside the accumulators.
+    if (!tf32) broken(c, fmt::format("A through registers (ra) is for tf32 inputs, not {}", dtype_name(p.a.dtype)));
+    if (p.a.layout != Layout::col_major)
+      broken(c, "A through registers (ra) reads a column-major (M-major) A; a row-major A is read K-major from shared memory as it is");
+    const int consumers = c.pingpong || c.k_halves ? 2 : c.bm / c.wm;
+    const int budget = consumers == 1 ? 240 : consumers == 2 ? 232 : 152;  // per consumer thread (see gemm_wgmma.cuh)
+    const int acc = (c.wm / 64) * (c.bn / 2), fragments = 2 * (c.bk / 8) * (c.wm / 64) * 4;
+    if (acc + fragments + 26 > budget)
+      broken(c, fmt::format("A through registers (ra): {} accumulators and {} fragment registers per thread exceed the {} a consumer of "
+                            "{} has (about 26 more are needed)",
+                            acc, fragments, budget, consumers));
+  }
+  const bool a_k_major = p.a.layout == Layout::row_major || c.a_registers;
+  if ((tf32 || es == 1) && (!a_k_major || p.b.layout != Layout::col_major))
+    broken(c, fmt::format("{} wgmma reads K-major operands only: A row-major (or, tf32, column-major through registers: ra) and B "
+                          "column-major, not A {} and B {}",
+                          tf32 ? "tf32" : "8-bit", layout_name(p.a.layout), layout_name(p.b.layout)));
   // Operands TMA cannot read in place (alignment, leading dimension, batch stride) are packed into
   // a workspace at launch: no rule here.
 }
@@ -257,6 +274,7 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
   if (c.tail_split != 1 && (c.split_k != 1 || c.pingpong || c.k_halves || c.cluster != 1))
     broken(c, "tail split (tS) combines with neither split-K (kS), ping-pong (pp), K halves (kh) nor clusters (cC)");
   if (c.pingpong && c.kind != GemmKind::wgmma) broken(c, "ping-pong (pp) exists for kind wgmma only");
+  if (c.a_registers && c.kind != GemmKind::wgmma) broken(c, "A through registers (ra) exists for kind wgmma only");
   if (c.pingpong && c.split_k != 1) broken(c, "ping-pong (pp) and split-K (kS) do not combine");
   if (c.cluster != 1 && c.cluster != 2) broken(c, fmt::format("cluster c{} must be c1 or c2", c.cluster));
   if (c.cluster != 1 && c.kind != GemmKind::wgmma) broken(c, "clusters (cC) exist for kind wgmma only");
@@ -379,22 +397,35 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   // D through shared memory and TMA stores instead of element by element (which cost 6-17% at
   // 4096^3-1000^3 bf16 on the H200, 2026-12-01). The swapped problem's operands are the user's B and
   // A read transposed, in any layout; its configuration is the one a row-major D of that shape gets.
-  if (wgmma_inputs && !block_scales && p.d.layout == Layout::col_major) {
+  // tf32: the operand wgmma cannot read as it is is a row-major B (a column-major A goes through
+  // registers), transposed at each launch; the swapped problem's is a column-major A. The orientation
+  // with fewer transposes wins over D's layout (NN runs swapped, TT not, whatever D's layout).
+  const bool tf32_wgmma = wgmma_inputs && p.a.dtype == DType::f32;
+  const auto transposes = [](const GemmProblem& q) { return q.b.layout == Layout::row_major ? 1 : 0; };
+  const int transposes_swapped = tf32_wgmma ? transposes(ops::swapped_ab(p)) : 0, transposes_here = tf32_wgmma ? transposes(p) : 0;
+  const bool swap_for_d = p.d.layout == Layout::col_major && transposes_swapped <= transposes_here;
+  // (Not for a narrow M or N: the swapped problem's tiles would be mostly padding there.)
+  const bool swap_for_tf32 = transposes_swapped < transposes_here && p.m >= 128 && p.n >= 128;
+  if (wgmma_inputs && !block_scales && (swap_for_d || swap_for_tf32)) {
     std::string inner;
     GemmConfig s = choose_gemm_config(ops::swapped_ab(p), arch, sms, &inner);
     if (s.kind == GemmKind::wgmma) {
       s.swap_ab = !s.swap_ab;
       try {
         validate_gemm_config(s, p, arch);
-        if (why) *why = fmt::format("D column-major: the kernel computes the row-major D^T = B^T A^T; for that problem: {}", inner);
+        if (why)
+          *why = swap_for_d ? fmt::format("D column-major: the kernel computes the row-major D^T = B^T A^T; for that problem: {}", inner)
+                            : fmt::format("tf32, B row-major: the kernel computes D^T = B^T A^T, whose B (A^T) it reads as it is; for that "
+                                          "problem: {}",
+                                          inner);
         return s;
       } catch (const InvalidArgument& e) {
         util::log().debug("GEMM heuristic: D column-major, not swapped ({})", e.what());
       }
     }
   }
-  // Hopper: wgmma wherever its rules (K-major operands, TMA alignment) hold; tf32 operands that are
-  // not K-major are transposed into the plan's workspace at each launch.
+  // Hopper: wgmma wherever its rules (K-major operands, TMA alignment) hold; a row-major tf32 B is
+  // transposed into the plan's workspace at each launch, a column-major tf32 A goes through registers.
   if (wgmma_inputs) {
     const int bk = 128 / static_cast<int>(dtype_size(p.a.dtype));  // one 128-byte swizzle row of K per stage
     const bool one_row_tile = p.m <= 64 && !eight_bit && dtype_size(p.a.dtype) == 2;  // 16-bit M of one 64-row tile
@@ -419,6 +450,14 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
     else {
       c = {GemmKind::wgmma, 64, 128, bk, 64, 128, 8}, reason = fmt::format("wgmma, small ({} 128x128 tiles): 64x128 tiles, 8 stages in flight", tiles128);
       small_tiles = true;
+    }
+    if (p.a.dtype == DType::f32 && p.a.layout == Layout::col_major && !block_scales) {
+      // A tf32 A that is not K-major goes through registers instead of a transposed copy: H200 graph,
+      // ratio to cuBLAS TF32 at 4096^3 / 8192^3, transposed -> ra: TT 0.873 / 1.011 -> 1.037 / 1.091,
+      // TN 1.261 / 1.440 -> 1.425 / 1.602; NN, swapped onto it, 0.881 / 0.941 -> 0.991 / 0.997
+      // (2026-12-03 18:03Z, docs/benchmarks.md, eighteenth session).
+      c.a_registers = true;
+      reason += ", A through registers (column-major tf32)";
     }
     try {
       const GemmProblem q = ops::wgmma_kernel_problem(c, p);
@@ -454,20 +493,27 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
       }
       // No tail split (tS) here: on the H200 it made 12288x4096x4096 and 8192^3 1-3% slower, not
       // faster (run 2026-11-29 22:34Z, docs/benchmarks.md).
+      // Clusters of two for a B whose lines TMA reads slowly: `pair` replaces c where it is valid and
+      // fits shared memory; `what` says why in the heuristic's reason.
+      auto take_cluster = [&](GemmConfig pair, const std::string& what) {
+        pair.cluster = 2;
+        try {
+          const GemmProblem pq = ops::wgmma_kernel_problem(pair, p);
+          validate_wgmma_config(pair, pq, arch);
+          if (ops::gemm_shared_bytes(pair, pq) > ops::arch_shared_memory_limit(arch)) return;
+          c = pair;
+          reason += "; B's lines off " + what;
+        } catch (const InvalidArgument& e) {
+          util::log().debug("GEMM heuristic: no cluster for B's lines ({})", e.what());
+        }
+      };
       if (small_tiles && c.split_k == 1 && dtype_size(p.a.dtype) == 2 && ops::b_lines_off_sectors(q)) {
         // B's lines start off 32-byte boundaries (ld 1000): TMA reads them at about half its rate.
         // Clusters of two read each B tile once for two blocks (TMA multicast): 1000^3 bf16 on the
         // H200 rose from 0.66-0.73 of cuBLAS to 0.76-0.85 under graph replay and from 0.78-0.90 to
         // 0.95-1.19 on a stream, in all four layouts (2026-12-03 13:12Z, docs/benchmarks.md).
-        GemmConfig pair{GemmKind::wgmma, 64, 128, 2 * bk, 64, 128, 4};
-        pair.cluster = 2;
-        try {
-          validate_wgmma_config(pair, ops::wgmma_kernel_problem(pair, p), arch);
-          c = pair;
-          reason += "; B's lines off 32-byte boundaries: 64x128x" + std::to_string(2 * bk) + " tiles in clusters of 2, 4 stages";
-        } catch (const InvalidArgument& e) {
-          util::log().debug("GEMM heuristic: no cluster for B's lines ({})", e.what());
-        }
+        take_cluster({GemmKind::wgmma, 64, 128, 2 * bk, 64, 128, 4},
+                     "32-byte boundaries: 64x128x" + std::to_string(2 * bk) + " tiles in clusters of 2, 4 stages");
       } else if (c.bm == 128 && c.cluster == 1 && c.split_k == 1 && dtype_size(p.a.dtype) == 2 && p.m > 1024 &&
                  ops::b_lines_off(q, 128) && ops::tma_unready_reason(q, false).empty()) {
         // Such a B (TMA could read it) would be packed for speed (wgmma_packs_b_for_speed). 128x256 tiles in clusters of two read
@@ -475,26 +521,23 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
         // (H200, 2026-12-03 14:49Z, bf16 graph, ratio to cuBLAS NT / NN, packed -> 128x256:c2:
         // 2040^3 0.64 / 0.63 -> 0.95 / 0.94, 4088^3 0.91 / 0.95 -> 1.00 / 1.01, 8184^3 0.98 / 0.95 ->
         // 1.03 / 0.96), not at 3000^3, whose 288 tiles fill 73% of three waves (0.87 / 0.80 -> 0.71 / 0.70).
-        GemmConfig pair{GemmKind::wgmma, 128, 256, bk, 64, 256, 4};
-        pair.cluster = 2;
-        const long long pair_tiles = ((p.m + 127) / 128) * ((p.n + 255) / 256) * batches;
-        const double filled = static_cast<double>(pair_tiles) / static_cast<double>(waves(p, pair, sms, batches) * sms);
+        const GemmConfig wide{GemmKind::wgmma, 128, 256, bk, 64, 256, 4};
+        const long long wide_tiles = ((p.m + 127) / 128) * ((p.n + 255) / 256) * batches;
+        GemmConfig wide_pair = wide;
+        wide_pair.cluster = 2;
+        const double filled = static_cast<double>(wide_tiles) / static_cast<double>(waves(p, wide_pair, sms, batches) * sms);
         // Lines on 32-byte boundaries but off 128-byte ones (ld 2000) only for one wave: 2000^3 bf16
         // graph 0.75-0.84 -> 0.94-0.95 of cuBLAS in all four layouts (H200, 2026-12-03 17:03Z);
         // larger such shapes were not measured.
-        const bool one_wave = pair_tiles <= sms;
+        const bool one_wave = wide_tiles <= sms;
         if (filled >= 0.85 && (ops::b_lines_off_sectors(q) || one_wave)) {
-          try {
-            const GemmProblem pq = ops::wgmma_kernel_problem(pair, p);
-            validate_wgmma_config(pair, pq, arch);
-            if (ops::gemm_shared_bytes(pair, pq) <= ops::arch_shared_memory_limit(arch)) {
-              c = pair;
-              reason += fmt::format("; B's lines off 32-byte boundaries: 128x256 tiles in clusters of 2 ({:.0f}% of their waves filled)",
-                                    100 * filled);
-            }
-          } catch (const InvalidArgument& e) {
-            util::log().debug("GEMM heuristic: no cluster for B's lines ({})", e.what());
-          }
+          take_cluster(wide, fmt::format("32-byte boundaries: 128x256 tiles in clusters of 2 ({:.0f}% of their waves filled)", 100 * filled));
+        } else if (c.bn == 192 && q.b.layout == Layout::col_major && ops::b_lines_off_sectors(q)) {
+          // Where the waves of 128x256 tiles are partly empty and 128x192 ones fill them (3000^3), the
+          // 128x192 tiles in clusters of two beat packing B: bf16 graph 0.84-0.85 -> 0.87-0.90 of
+          // cuBLAS at 3000^3 NT / TT (H200, 2026-12-03 17:03Z-17:08Z, docs/benchmarks.md). A row-major B's
+          // 192-column tile does not split into the cluster's two 128-byte halves: packed there.
+          take_cluster({GemmKind::wgmma, 128, 192, bk, 64, 192, 4}, "32-byte boundaries: 128x192 tiles in clusters of 2");
         }
       }
       if (why) *why = reason;

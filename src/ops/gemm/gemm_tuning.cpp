@@ -100,8 +100,20 @@ std::vector<GemmConfig> gemm_tuning_candidates(const GemmProblem& in, const std:
       return false;
     }
   };
-  auto add = [&](const GemmConfig& c) {
+  auto add_one = [&](const GemmConfig& c) {
     if (std::find(out.begin(), out.end(), c) == out.end() && valid(c)) out.push_back(c);
+  };
+  // tf32 wgmma: a candidate whose kernel reads a column-major A takes it through registers (ra)
+  // instead of transposing it at each launch (validation refuses ra for a row-major A): on the H200
+  // ra ran 1.03-1.14x the transposing form at 4096^3 and 8192^3 (TT, TN, TT with D column-major)
+  // (2026-12-03 18:03Z, docs/benchmarks.md, eighteenth session), so the transposing one is not timed.
+  auto add = [&](const GemmConfig& c) {
+    if (c.kind == GemmKind::wgmma && p.a.dtype == DType::f32 && !c.a_registers) {
+      GemmConfig through_registers = c;
+      through_registers.a_registers = true;
+      if (valid(through_registers)) return add_one(through_registers);
+    }
+    add_one(c);
   };
   const GemmConfig heuristic = choose_gemm_config(p, arch, sms);
   add(heuristic);
