@@ -181,7 +181,8 @@ template <class Cfg> struct gemm_wgmma {
   static_assert(A_K || BM % kMnChunkElems == 0, "gemm_wgmma: an M-major A needs BM in whole 128-byte chunks");
   // A narrow N-major B (16 or 32 columns, a swapped decode shape's column-major A) is one TMA box
   // of {BN, BK} with the 32- or 64-byte swizzle of its width; wider ones are 128-byte chunks.
-  enum : bool { kNarrowMnB = !B_K && (BN == 16 || BN == 32) };
+  enum : bool { kNarrowTiles = BN == 16 || BN == 32 };  // the swapped decode path's tiles
+  enum : bool { kNarrowMnB = !B_K && kNarrowTiles };
   static_assert(B_K || kNarrowMnB || BN % kMnChunkElems == 0, "gemm_wgmma: an N-major B needs BN in whole 128-byte chunks");
   // A K-major tile is stored as kKAtoms column blocks of 128 bytes of K (one swizzle row each).
   enum : int { kKAtoms = BK * int(sizeof(T)) / 128 };
@@ -506,9 +507,9 @@ template <class Cfg> struct gemm_wgmma {
     else __syncthreads();
     // Launched with programmatic dependent launch: everything above overlapped the previous
     // kernel's tail; A, B, C, the bias, D and the split-K workspace are touched only from here on.
-    // The next grid may launch when this one's blocks exit (no earlier trigger): letting it launch
-    // at the start cost 128x8192x8192 bf16 16% and one at the last epilogue 3%, against none
-    // (H200, 2026-12-01, docs/benchmarks.md).
+    // The next grid may launch when this one's blocks exit (narrow tiles: earlier, see the
+    // producer): letting it launch at the start cost 128x8192x8192 bf16 16% and one at the last
+    // epilogue 3%, against none (H200, 2026-12-01, docs/benchmarks.md).
     wait_for_prior_grids();
     const int rank = kCluster > 1 ? sm90::cluster_rank() : 0;
 
@@ -532,6 +533,16 @@ template <class Cfg> struct gemm_wgmma {
             ring.advance<STAGES>();
           }
         }
+      }
+      // Swapped decode shapes (narrow tiles): the next grid may launch once every block's producer has
+      // issued its last load, so that its launch and prologue overlap this grid's last MMAs and
+      // epilogue (it still waits for this grid's end before touching memory). H200 graph replay,
+      // 2026-12-03 18:29Z, TFLOP/s without -> with: bf16 8x4096x4096 31 -> 32.5, e4m3 16x8192x8192
+      // 111 -> 117 and 1x4096x4096 5.1 -> 5.5; bf16 16x8192x8192 and 32x8192x8192 within 1%. The
+      // same trigger cost 128x8192x8192 4% (2026-12-03 16:38Z), so wider tiles keep the launch at
+      // their blocks' exit.
+      if constexpr (kNarrowTiles) {
+        if (threadIdx.x == 0) allow_dependent_grids();
       }
       // A block leaves only when its partner is done too: until then multicast copies and arrivals
       // may still target its shared memory.

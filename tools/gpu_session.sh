@@ -12,7 +12,7 @@
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
-#                                   i12-tf32ra i12-suite i12-verify)
+#                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -970,6 +970,26 @@ for what in "$@"; do
       step e4m3_check 10 "$bin/tilejit" bench gemm --dtype e4m3 $o --layout NT --shapes 4096x4096x4096,8192x8192x8192
       step tf32_dcol 12 "$bin/tilejit" bench gemm --dtype f32 --math tf32 $o --layout NN:c,NT:c,TN:c \
         --shapes 4096x4096x4096,8192x8192x8192
+      ;;
+    i12-decode-trigger)
+      # Issue 12: the next grid launched once every producer has issued its last load, for the
+      # swapped decode path's narrow tiles only (the working tree), against the templates without it
+      # (build/variants/notrigger: a copy of kernels_templates before the change), alternating.
+      step trigger_tests 10 timeout 200 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuWgmma.SwappedDecodeShapes:GemmGpuGraph.*:Fp8GemmGpu.DecodeShapes:GemmGpuMisc.PlansRunWithOtherPointersAndRuntimeGemmReusesPlans'
+      d="--shapes 1x4096x4096,8x4096x4096,16x8192x8192,32x8192x8192,128x8192x8192 --runs 3 --group-ms 20 --rounds 3"
+      for r in 1 2; do
+        for v in trigger notrigger; do
+          tdir=""
+          [ "$v" = notrigger ] && tdir="$root/build/variants/notrigger"
+          for m in graph stream; do
+            echo "== $v $m round $r"
+            env ${tdir:+TILEJIT_TEMPLATE_DIR=$tdir} "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN $d 2>&1 | grep -E "^[0-9]|rror"
+            [ "$r" = 1 ] && env ${tdir:+TILEJIT_TEMPLATE_DIR=$tdir} "$bin/tilejit" bench gemm --dtype e4m3 --method $m --layout NT \
+              --shapes 1x4096x4096,16x8192x8192,128x8192x8192 --runs 3 --group-ms 20 --rounds 3 2>&1 | grep -E "^[0-9]|rror"
+          done
+        done
+      done 2>&1 | tee "$out/decode_trigger.log"
       ;;
     *) echo "unknown step $what" ;;
   esac

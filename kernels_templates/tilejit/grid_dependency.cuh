@@ -18,8 +18,9 @@ __device__ __forceinline__ void wait_for_prior_grids() {
 
 // Lets the next kernel's blocks launch before this block exits (they still wait for this whole grid
 // in wait_for_prior_grids()). Without it they launch as this grid's blocks exit, which the GEMM
-// kernels keep: an early trigger moved the next grid's blocks onto SMs ahead of time and made a
-// memory-bound GEMM (128x8192x8192 bf16, 128 blocks on 132 SMs) 16% slower on the H200.
+// kernels keep but for the swapped decode shapes' narrow tiles: an early trigger moved the next
+// grid's blocks onto SMs ahead of time and made a memory-bound GEMM (128x8192x8192 bf16, 128 blocks
+// on 132 SMs) 16% slower on the H200.
 __device__ __forceinline__ void allow_dependent_grids() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
