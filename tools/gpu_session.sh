@@ -12,7 +12,7 @@
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
-#                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger)
+#                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -990,6 +990,20 @@ for what in "$@"; do
           done
         done
       done 2>&1 | tee "$out/decode_trigger.log"
+      ;;
+    i12-last)
+      # Issue 12: back-to-back GEMMs reading the previous one's D with decode shapes (the early
+      # launch of the swapped kernels), under memcheck too; tf32 through registers on smaller
+      # shapes against the transposing form; bf16 4000^3 and 2048^3 in 128x256 clusters of two.
+      step chain_tests 5 timeout 150 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='GemmGpuGraph.BackToBackGemmsReadThePreviousOnesOutput:GemmGpuWgmma.SwappedDecodeShapes'
+      step chain_memcheck 4 timeout 200 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 \
+        "$bin/tilejit_gpu_tests" --gtest_brief=1 --gtest_filter='GemmGpuGraph.BackToBackGemmsReadThePreviousOnesOutput'
+      o="--method graph --runs 3 --group-ms 20 --rounds 3"
+      step tf32_small 20 "$bin/tilejit" bench gemm --dtype f32 --math tf32 $o --layout NN,TT \
+        --shapes 1000x1000x1000,2048x2048x2048 --config default,wgmma:128x128x32:64x128:4,wgmma:64x128x32:64x128:8
+      step c2_4000 12 "$bin/tilejit" bench gemm --dtype bf16 $o --layout NT,NN --shapes 4000x4000x4000,2048x2048x2048 \
+        --config default,wgmma:128x256x64:64x256:4:c2
       ;;
     *) echo "unknown step $what" ;;
   esac

@@ -161,10 +161,18 @@ TEST_F(GemmGpuGraph, WhatWouldAllocateDuringACaptureIsRefusedClearly) {
 
 // Programmatic dependent launch: each GEMM may start before the previous kernel ends and must wait
 // for it before reading. GEMM 2 reads GEMM 1's D as its A, back to back, after a memset poisons that
-// A (NaN): a GEMM 2 that read early would see NaNs or stale values.
+// A (NaN): a GEMM 2 that read early would see NaNs or stale values. Decode shapes too (M = 16, the
+// swapped narrow kernels, which let the next grid launch once their last loads are issued).
 TEST_F(GemmGpuGraph, BackToBackGemmsReadThePreviousOnesOutput) {
-  for (const char* cfg : {static_cast<const char*>(nullptr), "wgmma:64x128x64:64x128:8:k2", "mma:128x128x32:64x32:3"}) {
-    const std::int64_t M = 1024, N = 512, K = 768, N2 = 640;
+  struct Chain {
+    const char* cfg;
+    std::int64_t M, N, K, N2;
+  };
+  for (const Chain& c : {Chain{nullptr, 1024, 512, 768, 640}, Chain{"wgmma:64x128x64:64x128:8:k2", 1024, 512, 768, 640},
+                         Chain{"mma:128x128x32:64x32:3", 1024, 512, 768, 640}, Chain{nullptr, 16, 4096, 1024, 2048},
+                         Chain{nullptr, 7, 2048, 4096, 4096}}) {
+    const char* cfg = c.cfg;
+    const std::int64_t M = c.M, N = c.N, K = c.K, N2 = c.N2;
     cli::GemmCase first(rt, shape(DType::bf16, MathMode::exact, "NT", M, N, K), false, fresh_seed());
     cli::GemmCase second(rt, shape(DType::bf16, MathMode::exact, "NT", M, N2, N), false, fresh_seed());  // A: M x N, as first's D
     const GemmConfig* forced = nullptr;
@@ -181,7 +189,10 @@ TEST_F(GemmGpuGraph, BackToBackGemmsReadThePreviousOnesOutput) {
       p2.run(stream);
       check(driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
       second.reload_inputs();  // A as GEMM 1 wrote it
-      EXPECT_LE(second.relative_error(), 1e-2) << (cfg ? cfg : "heuristic") << " round " << i << " " << p2.config().to_string();
+      EXPECT_LE(second.relative_error(), 1e-2) << (cfg ? cfg : "heuristic") << " M " << M << " round " << i << " " << p2.config().to_string();
+      if (M <= 32) {
+        EXPECT_TRUE(p1.config().swap_ab && p2.config().swap_ab) << p1.config().to_string() << " " << p2.config().to_string();
+      }
     }
   }
 }
