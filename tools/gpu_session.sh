@@ -12,7 +12,8 @@
 #                                   i16-m64-pick i14-inside i14-verify i14-ab
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
-#                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last)
+#                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
+#                                   i14-prefetch)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1004,6 +1005,108 @@ for what in "$@"; do
         --shapes 1000x1000x1000,2048x2048x2048 --config default,wgmma:128x128x32:64x128:4,wgmma:64x128x32:64x128:8
       step c2_4000 12 "$bin/tilejit" bench gemm --dtype bf16 $o --layout NT,NN --shapes 4000x4000x4000,2048x2048x2048 \
         --config default,wgmma:128x256x64:64x256:4:c2
+      ;;
+    i12-c4)
+      # Issue 12: clusters of four (2 x 2 tiles sharing A and B halves through multicast) where lines
+      # start off 128-byte boundaries (1000^3 and larger), and one-row operands taken K-major
+      # (1x4096x4096 TN/TT). A smoke check first, under a short timeout: a wrong barrier count hangs.
+      step c4_smoke 4 timeout 30 "$bin/tilejit" gemm --m 1000 --n 1000 --k 1000 --layout NT --dtype bf16 \
+        --config wgmma:64x128x128:64x128:4:c4 --check
+      if grep -q PASS "$out/c4_smoke.log"; then
+        step c4_tests 8 timeout 300 "$bin/tilejit_gpu_tests" --gtest_brief=1 \
+          --gtest_filter='GemmGpuWgmma.ClusterOfFour:GemmGpuWgmma.ClusterOfTwo:GemmGpuMisc.OneRowAndOneColumnOperandsInEveryLayout:GemmGpuWgmma.SwappedDecodeShapes'
+        for lay in NT TN; do
+          step c4_memcheck_$lay 4 timeout 60 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 \
+            "$bin/tilejit" gemm --m 1000 --n 776 --k 520 --layout $lay --dtype bf16 --config wgmma:64x128x128:64x128:4:c4 --check
+        done
+        o="--runs 3 --group-ms 20 --rounds 3"
+        for method in graph stream; do
+          step c4_1000_$method 20 "$bin/tilejit" bench gemm --dtype bf16 --method $method $o --layout NT,NN,TN,TT \
+            --shapes 1000x1000x1000,1024x1024x1024 \
+            --config default,wgmma:64x128x128:64x128:4:c4,wgmma:128x128x128:64x128:3:c4
+        done
+        step c4_large 30 "$bin/tilejit" bench gemm --dtype bf16 --method graph --runs 3 --group-ms 20 --rounds 2 --layout NT,TT \
+          --shapes 2040x2040x2040,3000x3000x3000,4088x4088x4088,5000x5000x5000 \
+          --config default,wgmma:128x128x128:64x128:3:c4,wgmma:128x256x128:64x256:2:c4
+      fi
+      for method in graph stream; do
+        step one_row_$method 12 "$bin/tilejit" bench gemm --dtype bf16 --method $method --runs 3 --group-ms 20 --rounds 3 \
+          --layout NN,NT,TN,TT --shapes 1x4096x4096,1x8192x8192
+      done
+      ;;
+    i12-c4b)
+      # Issue 12: why clusters of four run at half speed even on aligned 1024^3: how many clusters
+      # are resident, A loaded whole by each block (variant c4_local_a: B still shared, NT/NN only),
+      # and where the warps stall; then every GPU test.
+      TILEJIT_LOG_LEVEL=debug step c4_occupancy 6 "$bin/tilejit" gemm --m 1024 --n 1024 --k 1024 --layout NT --dtype bf16 \
+        --config wgmma:64x128x128:64x128:4:c4
+      grep -h "resident" "$out/c4_occupancy.log"
+      o="--method graph --runs 3 --group-ms 20 --rounds 2 --layout NT,NN --shapes 1000x1000x1000,1024x1024x1024"
+      step c4_main 12 "$bin/tilejit" bench gemm --dtype bf16 $o --config wgmma:64x128x128:64x128:4:c2,wgmma:64x128x128:64x128:4:c4
+      TILEJIT_TEMPLATE_DIR="$root/build/variants/c4_local_a" step c4_local_a 12 "$bin/tilejit" bench gemm --dtype bf16 $o \
+        --config wgmma:64x128x128:64x128:4:c2,wgmma:64x128x128:64x128:4:c4
+      step c4_ncu 40 timeout 120 ncu --clock-control none --section WarpStateStats --section LaunchStats --section SpeedOfLight \
+        -k regex:gemm_wgmma -s 2 -c 1 "$bin/tilejit" gemm --m 1024 --n 1024 --k 1024 --layout NT --dtype bf16 \
+        --config wgmma:64x128x128:64x128:4:c4 --runs 3
+      step gpu_suite 12 timeout 400 ctest --test-dir build -L gpu -j 16 --output-on-failure
+      ;;
+    i12-sweep)
+      # Issue 12: configurations for 128x8192x8192 (B shared by clusters, split-K, deeper K steps) and
+      # for the decode shapes 16x8192x8192 / 32x8192x8192 (deeper K steps, split-K), graph; then where an
+      # epilogue's time goes, cooperative against ping-pong (ncu, bias + GELU at 4096^3).
+      o="--method graph --runs 3 --group-ms 20 --rounds 2 --layout NT,NN,TN,TT"
+      step sweep_128 40 "$bin/tilejit" bench gemm --dtype bf16 $o --shapes 128x8192x8192 \
+        --config default,wgmma:64x128x64:64x128:8:c2,wgmma:64x128x128:64x128:4:c2,wgmma:128x128x64:64x128:4:k2,wgmma:64x256x64:64x256:4,wgmma:64x128x128:64x128:4,wgmma:128x256x64:64x256:4:k4
+      step sweep_16 20 "$bin/tilejit" bench gemm --dtype bf16 $o --shapes 16x8192x8192 \
+        --config default,wgmma:64x16x256:64x16:4:sw,wgmma:64x16x256:64x16:5:sw,wgmma:64x16x128:64x16:8:k2:sw
+      step sweep_32 20 "$bin/tilejit" bench gemm --dtype bf16 $o --shapes 32x8192x8192 \
+        --config default,wgmma:64x32x256:64x32:4:sw,wgmma:64x32x128:64x32:8:k2:sw
+      for cfg in wgmma:128x256x64:64x256:4 wgmma:128x128x64:128x128:5:pp; do
+        for body in none 'd = gelu(acc + bias[n])'; do
+          tag="${cfg##*:}_$(echo "$body" | tr -cd 'a-z' | head -c 8)"
+          step "ncu_$tag" 60 timeout 120 ncu --clock-control none --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+            -k regex:gemm_wgmma -c 1 "$bin/tilejit" gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype bf16 --config "$cfg" -e "$body"
+        done
+      done
+      ;;
+    i14-pp)
+      # Issue 14: an epilogue's cost in the cooperative 128x256 kernel against ping-pong consumers,
+      # whose epilogue runs while the other consumer's MMAs do (graph, bf16, NT and NN:c).
+      for shp in 4096x4096x4096 8192x8192x8192; do
+        step "pp_${shp%%x*}" 40 "$bin/tilejit" bench gemm --dtype bf16 --method graph --runs 3 --group-ms 20 --rounds 2 \
+          --layout NT,NN:c --shapes $shp -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' \
+          --config default,wgmma:128x128x64:128x128:5:pp,wgmma:64x256x64:64x256:4:pp
+      done
+      step ncu_pp_gelu 40 timeout 120 ncu --clock-control none --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+        -k regex:gemm_wgmma -c 1 "$bin/tilejit" gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype bf16 \
+        --config wgmma:128x128x64:128x128:5:pp -e 'd = gelu(acc + bias[n])'
+      ;;
+    i14-prefetch)
+      # Issue 14: the wgmma producer asks L2 for the epilogue's operands STAGES K blocks before a
+      # tile's end (variant nopf: the same templates without it). Every GPU test first (the final
+      # build, with one-row operands taken K-major), memcheck of the epilogue's reads at odd sizes,
+      # then prefetch on / off / on / off, graph, bf16, with cuBLAS and cuBLASLt bias+GELU in each run.
+      step gpu_tests 6 timeout 300 ctest --test-dir "$root/build" -L gpu -j 16 --output-on-failure
+      grep -E "tests passed|Failed|FAILED" "$out/gpu_tests.log" | head -8
+      body='d = gelu(acc + bias[n]) * scale[m] + residual'
+      for lay in NT NN:c TT; do
+        for shp in 1000x776x520 16x776x520; do
+          IFS=x read -r wm wn wk <<<"$shp"
+          step "pf_memcheck_${lay/:/_}_$wm" 3 timeout 90 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 \
+            "$bin/tilejit" gemm --m "$wm" --n "$wn" --k "$wk" --layout "$lay" --dtype bf16 -e "$body" --check
+        done
+      done
+      o="--dtype bf16 --method graph --runs 3 --group-ms 20 --rounds 2 --layout NT,NN:c --shapes 4096x4096x4096,8192x8192x8192"
+      bodies=(-e none -e 'd = gelu(acc + bias[n])' -e 'd = gelu_tanh(acc + bias[n])' -e 'd = acc * scale[m] + residual')
+      for pass in 1 2; do
+        step "pf_on_$pass" 40 timeout 240 "$bin/tilejit" bench gemm $o "${bodies[@]}"
+        TILEJIT_TEMPLATE_DIR="$root/build/variants/nopf" step "pf_off_$pass" 40 timeout 240 "$bin/tilejit" bench gemm $o "${bodies[@]}"
+      done
+      # Issue 12: one-row operands taken K-major, 8-bit and tf32 (bf16 was run on 2026-12-04).
+      step one_row_e4m3 12 timeout 120 "$bin/tilejit" bench gemm --dtype e4m3 --method graph --runs 3 --group-ms 20 --rounds 3 \
+        --layout NT,TN --shapes 1x4096x4096,1x8192x8192
+      step one_row_tf32 12 timeout 120 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --method graph --runs 3 --group-ms 20 \
+        --rounds 3 --layout NN,NT,TN,TT --shapes 1x4096x4096,1x8192x8192
       ;;
     *) echo "unknown step $what" ;;
   esac

@@ -117,6 +117,32 @@ class GemmGpuMisc : public ::testing::Test {
   Runtime rt;
 };
 
+TEST_F(GemmGpuMisc, OneRowAndOneColumnOperandsInEveryLayout) {
+  // One row of A (a decode step's activation) or of D stored column-major, one column of B stored
+  // row-major: with ld 1 they run as the K-major (row-major D) operands they equal; with a wider ld
+  // they stay strided. Every math, every layout, D both ways, a batch.
+  for (const Math& m : kMaths)
+    for (const char* layout : kLayouts)
+      for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{1, 4096, 1024}, {1, 777, 333}, {1000, 1, 512}, {1, 1, 300}})
+        for (Layout d : {Layout::row_major, Layout::col_major}) {
+          GemmProblem p = shape(m, layout, M, N, K);
+          p.d.layout = d;
+          expect_correct(rt, p);
+        }
+  GemmProblem strided = shape(kMaths[3], "TN", 1, 1000, 512);
+  strided.a.ld = 4;
+  expect_correct(rt, strided);
+  GemmProblem batched = shape(kMaths[3], "TT", 1, 2048, 520);
+  batched.batch = 2;
+  batched.a.batch_stride = 520 + 8;
+  batched.b.batch_stride = 520 * 2048 + 64;
+  batched.d.batch_stride = 2048 + 8;
+  batched.d.layout = Layout::col_major;
+  batched.beta = 0.5f;
+  batched.c = batched.d;
+  expect_correct(rt, batched);
+}
+
 TEST_F(GemmGpuMisc, CAliasesDAndKZero) {
   GemmProblem p = shape(kMaths[3], "NT", 100, 60, 40);
   p.beta = 0.5f;

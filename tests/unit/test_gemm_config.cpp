@@ -821,6 +821,45 @@ TEST(GemmConfig, SwappedOperands) {
   EXPECT_NE(broken_rule("wgmma:64x48x64:64x48:8", narrow).find("16, 32, 64"), std::string::npos);
 }
 
+TEST(GemmConfig, OneRowOrColumnOperandsAreTakenInTheirKMajorLayout) {
+  // A decode step's activation: one row of A stored column-major with ld 1 is the row-major row.
+  GemmProblem tn = problem(DType::bf16, MathMode::exact, 1, 4096, 4096);
+  tn.a.layout = Layout::col_major;
+  tn.b.layout = Layout::col_major;
+  const GemmProblem n = ops::normalized(tn);
+  EXPECT_EQ(n.a.layout, Layout::row_major);
+  EXPECT_EQ(n.a.ld, 4096);
+  EXPECT_EQ(n.a.ptr, tn.a.ptr);
+  GemmProblem nn = tn;
+  nn.a.layout = Layout::row_major;
+  nn.a.ld = 0;
+  EXPECT_EQ(choose_gemm_config(n, "sm_90a", 132).to_string(), choose_gemm_config(ops::normalized(nn), "sm_90a", 132).to_string());
+  // A column given explicitly with a wider ld is strided: it keeps its layout.
+  GemmProblem strided = tn;
+  strided.a.ld = 8;
+  EXPECT_EQ(ops::normalized(strided).a.layout, Layout::col_major);
+  EXPECT_EQ(ops::normalized(strided).a.ld, 8);
+  // One column of B stored row-major is that column column-major (K-major).
+  GemmProblem tt = problem(DType::bf16, MathMode::exact, 4096, 1, 4096);
+  const GemmProblem nb = ops::normalized(tt);
+  EXPECT_EQ(nb.b.layout, Layout::col_major);
+  EXPECT_EQ(nb.b.ld, 4096);
+  // One row of D column-major is D row-major; C read at D (no C given) follows it.
+  GemmProblem dc = tn;
+  dc.d.layout = Layout::col_major;
+  dc.beta = 0.5f;
+  const GemmProblem nd = ops::normalized(dc);
+  EXPECT_EQ(nd.d.layout, Layout::row_major);
+  EXPECT_EQ(nd.d.ld, 4096);
+  EXPECT_EQ(nd.c.ptr, nd.d.ptr);
+  EXPECT_EQ(nd.c.layout, Layout::row_major);
+  EXPECT_NO_THROW(validate_gemm(nd));
+  // Larger M: nothing changes.
+  GemmProblem wide = problem(DType::bf16, MathMode::exact, 2, 4096, 4096);
+  wide.a.layout = Layout::col_major;
+  EXPECT_EQ(ops::normalized(wide).a.layout, Layout::col_major);
+}
+
 TEST(GemmVariant, StagesADTmaCannotWriteWhenItPays) {
   const auto c = GemmConfig::parse("wgmma:128x256x64:64x256:4");
   GemmProblem p = problem(DType::bf16, MathMode::exact, 4095, 4095, 4095);

@@ -158,6 +158,21 @@ GemmProblem normalized(const GemmProblem& in) {
   tight(p.a, p.m, p.k);
   tight(p.b, p.k, p.n);
   tight(p.d, p.m, p.n);
+  // A single row stored column-major with ld 1 is the same bytes as that row stored row-major (and a
+  // single column stored row-major with ld 1 as that column column-major): such a matrix takes the
+  // layout the kernels read best, K-major for A and B, row-major for D and C (no swapped kernel for
+  // D's layout). A decode step's 1 x K activation given as a column then runs the K-major kernels
+  // instead of those that read A transposed: H200 graph, 1x4096x4096 bf16 TN / TT 0.885 / 0.922 ->
+  // 1.122 / 1.114 of cuBLAS (2026-12-04, docs/benchmarks.md). Batch strides keep their meaning.
+  auto one_line = [](MatrixRef& r, std::int64_t rows, std::int64_t cols, Layout preferred) {
+    if (r.ld != 1 || r.layout == preferred) return;
+    if (preferred == Layout::row_major && rows == 1) r.layout = preferred, r.ld = std::max<std::int64_t>(1, cols);
+    if (preferred == Layout::col_major && cols == 1) r.layout = preferred, r.ld = std::max<std::int64_t>(1, rows);
+  };
+  one_line(p.a, p.m, p.k, Layout::row_major);
+  one_line(p.b, p.k, p.n, Layout::col_major);
+  one_line(p.d, p.m, p.n, Layout::row_major);
+  if (p.c.ptr != 0) one_line(p.c, p.m, p.n, Layout::row_major);
   if (p.c.ptr == 0) {
     // No C: beta applies to D itself (C aliases D), and an epilogue body naming c reads D.
     CUdeviceptr keep = p.c.ptr;
