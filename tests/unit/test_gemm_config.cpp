@@ -754,8 +754,8 @@ TEST(GemmHeuristic, SwapsOperandsForDecodeShapes) {
   tt.b.layout = Layout::row_major;
   EXPECT_EQ(choose_gemm_config(tt, "sm_90a", 132).to_string(), "wgmma:64x16x128:64x16:8:sw");
   GemmProblem tf32_tn = tf32;
-  tf32_tn.b.layout = Layout::row_major;  // B^T would be an M-major A (through registers), but D^T's 16 columns too narrow for its tiles
-  EXPECT_FALSE(choose_gemm_config(tf32_tn, "sm_90a", 132).swap_ab);
+  tf32_tn.b.layout = Layout::row_major;  // B^T is an M-major A, read through registers (ra) as it is
+  EXPECT_EQ(choose_gemm_config(tf32_tn, "sm_90a", 132).to_string(), "wgmma:64x16x64:64x16:8:sw:ra");
   GemmProblem biased = nt;
   biased.epilogue.bias = 1 << 20;  // a bias along D's columns runs along D^T's rows
   EXPECT_EQ(choose_gemm_config(biased, "sm_90a", 132).to_string(), "wgmma:64x16x128:64x16:8:sw");
@@ -858,6 +858,25 @@ TEST(GemmConfig, OneRowOrColumnOperandsAreTakenInTheirKMajorLayout) {
   GemmProblem wide = problem(DType::bf16, MathMode::exact, 2, 4096, 4096);
   wide.a.layout = Layout::col_major;
   EXPECT_EQ(ops::normalized(wide).a.layout, Layout::col_major);
+}
+
+TEST(GemmConfig, DecodeTf32WithARowMajorBRunsSwappedWithBThroughRegisters) {
+  // tf32 wgmma reads K-major operands only from shared memory: a row-major B, swapped into the
+  // kernel's A (B^T, M-major), goes through registers as it is instead of the 64x128 tiles.
+  for (const auto& [m, n, a_layout] : {std::tuple{1, 4096, Layout::row_major}, std::tuple{16, 8192, Layout::col_major},
+                                       std::tuple{32, 8192, Layout::row_major}}) {
+    GemmProblem p = problem(DType::f32, MathMode::tf32, m, n, n);
+    p.a.layout = a_layout;
+    p.b.layout = Layout::row_major;
+    const GemmConfig c = choose_gemm_config(ops::normalized(p), "sm_90a", 132);
+    EXPECT_TRUE(c.swap_ab) << m << ": " << c.to_string();
+    EXPECT_TRUE(c.a_registers) << m << ": " << c.to_string();
+    EXPECT_EQ(c.bn, m <= 16 ? 16 : 32) << c.to_string();
+    EXPECT_NO_THROW(validate_gemm_config(c, ops::normalized(p), "sm_90a")) << c.to_string();
+    p.b.layout = Layout::col_major;  // K-major B: swapped, read from shared memory
+    const GemmConfig k = choose_gemm_config(ops::normalized(p), "sm_90a", 132);
+    EXPECT_TRUE(k.swap_ab && !k.a_registers) << k.to_string();
+  }
 }
 
 TEST(GemmVariant, StagesADTmaCannotWriteWhenItPays) {

@@ -373,11 +373,16 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   // 8-bit); a row-major B (the wide operand) would be transposed at every launch there: not swapped.
   const bool wgmma_inputs = arch == "sm_90a" && !(p.a.dtype == DType::f32 && p.math == MathMode::exact);
   const bool block_scales = p.scale_mode == ScaleMode::blocks;
+  // tf32 with a row-major B: the swapped problem's A (B^T) is M-major and goes through registers (ra),
+  // as it is: H200 graph, NN / TN of cuBLAS TF32, 2026-12-04 13:2xZ, 1x4096x4096 0.22 -> 0.87 (split
+  // K 2), 1x8192x8192 0.22 -> 0.95-0.96, 16x8192x8192 0.23 -> 0.97-1.02 (docs/benchmarks.md).
+  const bool tf32_b_through_registers = p.a.dtype == DType::f32 && p.math == MathMode::tf32 && p.b.layout == Layout::row_major;
   if (wgmma_inputs && !block_scales && p.m <= 32 && p.n >= 1024 && p.k >= 256 &&
-      (dtype_size(p.a.dtype) == 2 || p.b.layout == Layout::col_major)) {
+      (dtype_size(p.a.dtype) == 2 || p.b.layout == Layout::col_major || tf32_b_through_registers)) {
     const int es = static_cast<int>(dtype_size(p.a.dtype)), bn = p.m <= 16 ? 16 : 32;
     GemmConfig s{GemmKind::wgmma, 64, bn, 256 / es, 64, bn, 8};
     s.swap_ab = true;
+    s.a_registers = tf32_b_through_registers;
     const GemmProblem q = ops::wgmma_kernel_problem(s, p);
     try {
       validate_wgmma_config(s, q, arch);
