@@ -370,7 +370,8 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
   // Hopper, decode-like M (<= 32): compute D^T = B^T A^T, where N's rows fill the device in 64-row
   // tiles and M is a 16- or 32-wide tile (no MMA rows wasted on padding); a bias runs along D^T's
   // rows. A column-major A is read N-major as it is (f16/bf16) or transposed into the workspace (tf32,
-  // 8-bit); a row-major B (the wide operand) would be transposed at every launch there: not swapped.
+  // 8-bit); a row-major B (the wide operand) would be transposed at every launch there, so 8-bit
+  // with a row-major B is not swapped, and tf32 reads it through registers instead (below).
   const bool wgmma_inputs = arch == "sm_90a" && !(p.a.dtype == DType::f32 && p.math == MathMode::exact);
   const bool block_scales = p.scale_mode == ScaleMode::blocks;
   // tf32 with a row-major B: the swapped problem's A (B^T) is M-major and goes through registers (ra),
