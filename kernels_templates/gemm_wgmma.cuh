@@ -163,9 +163,14 @@ template <class Cfg> struct gemm_wgmma {
   enum : int { kReduceBytes = kKHalves ? WM * BN * 4 : 0 };
   enum : int { kStagingBytes = kDStagingBytes > kReduceBytes ? kDStagingBytes : kReduceBytes };
   // Registers move from the producer, which needs few, to the consumers' accumulators: with
-  // 384 threads, 128 x 40 + 256 x 232 fits the 64K register file.
-  enum : int { kProducerRegs = 40 };
-  enum : int { kConsumerRegs = kConsumers == 1 ? 240 : kConsumers == 2 ? 232 : 152 };
+  // 384 threads, 128 x 40 + 256 x 232 fits the 64K register file. Block-scaled kernels hold a
+  // second accumulator set (the promoted sums) and spilled at 232 (92 bytes in 128x128x128; 28 in
+  // a lone consumer's 64x128x128 at 240): there the producer keeps 24 and the consumers take 240
+  // (128 x 24 + 256 x 240 is exactly what the producer's release leaves) or 256 alone. Producers
+  // of clusters spill at 24, so clusters keep 40 / 232.
+  enum : bool { kMostRegisters = kBlockScaled && kCluster == 1 };
+  enum : int { kProducerRegs = kConsumers == 2 && kMostRegisters ? 24 : 40 };
+  enum : int { kConsumerRegs = kConsumers == 1 ? (kMostRegisters ? 256 : 240) : kConsumers == 2 ? (kMostRegisters ? 240 : 232) : 152 };
 
   enum : bool { A_K = Cfg::A_ROW, B_K = !Cfg::B_ROW };  // K-major operands
   enum : int { kMnChunkElems = 128 / int(sizeof(T)) };     // MN elements per 128-byte swizzle row

@@ -13,7 +13,7 @@
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
-#                                   i14-prefetch)
+#                                   i14-prefetch i15-regs i14-power)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1107,6 +1107,44 @@ for what in "$@"; do
         --layout NT,TN --shapes 1x4096x4096,1x8192x8192
       step one_row_tf32 12 timeout 120 "$bin/tilejit" bench gemm --dtype f32 --math tf32 --method graph --runs 3 --group-ms 20 \
         --rounds 3 --layout NN,NT,TN,TT --shapes 1x4096x4096,1x8192x8192
+      ;;
+    i15-regs)
+      # Issue 15: block-scaled kernels with their consumers at 240 registers (the producer at 24; a lone
+      # consumer at 256), where ptxas spilled 92 bytes at 232 (the working tree), against HEAD's 232 / 40
+      # (build/variants/old) and clusters of two at 240 too (build/variants/bsc2); per-tensor beside them.
+      step fp8_tests 6 timeout 240 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8*'
+      o="--dtype e4m3 --layout NT --runs 3 --group-ms 20 --rounds 3"
+      big=4096x4096x4096,8192x8192x8192
+      for meth in graph stream; do
+        step "bs_tensor_$meth" 10 "$bin/tilejit" bench gemm $o --method $meth --shapes $big,128x8192x8192
+        step "bs_new_$meth" 14 "$bin/tilejit" bench gemm $o --method $meth --block-scales --shapes $big,128x8192x8192 \
+          -c default,wgmma:128x128x128:64x128:5,wgmma:128x128x128:64x128:6
+        TILEJIT_TEMPLATE_DIR="$root/build/variants/old" step "bs_old_$meth" 10 "$bin/tilejit" bench gemm $o --method $meth \
+          --block-scales --shapes $big,128x8192x8192
+        TILEJIT_TEMPLATE_DIR="$root/build/variants/bsc2" step "bs_c2_$meth" 10 "$bin/tilejit" bench gemm $o --method $meth \
+          --block-scales --shapes $big -c wgmma:128x128x128:64x128:4:c2,wgmma:128x128x128:64x128:5:c2
+      done
+      cat "$out"/bs_*.log > "$out/i15_regs_all.txt" && rm -f "$out"/bs_*.log
+      ;;
+    i14-power)
+      # Issue 14: is an epilogue's cost time or power? Board power and the SM clock sampled every 20 ms
+      # while one kernel runs 8000 synchronised launches (4096^3 bf16 NT), plain and with each body,
+      # in the cooperative 128x256 kernel and in ping-pong 128x128.
+      for c in wgmma:128x256x64:64x256:4 wgmma:128x128x64:128x128:5:pp; do
+        for body in none 'd = gelu(acc + bias[n])' 'd = acc * scale[m] + residual'; do
+          ep=()
+          [ "$body" != none ] && ep=(-e "$body")
+          nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,clocks_throttle_reasons.active --format=csv,noheader,nounits -lms 20 \
+            >"$out/smi.tmp" 2>&1 &
+          smi=$!
+          res=$("$bin/tilejit" gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype bf16 -c "$c" "${ep[@]}" --bench --runs 8000 2>&1 | grep -E "bench|median|TFLOP" | tr '\n' ' ')
+          kill $smi; wait $smi 2>/dev/null
+          # Samples while the GPU draws more than 300 W (the kernel's run, not its setup).
+          stats=$(awk -F', *' '$3 > 300 {n++; c += $2; w += $3; r[$4]++} END {printf "samples %d  mean SM clock %.0f MHz  mean power %.0f W  reasons", n, n ? c / n : 0, n ? w / n : 0; for (k in r) printf " %s:%d", k, r[k]}' "$out/smi.tmp")
+          echo "$c | $body | $res | $stats" | tee -a "$out/i14_power.txt"
+        done
+      done
+      rm -f "$out/smi.tmp"
       ;;
     *) echo "unknown step $what" ;;
   esac
