@@ -248,19 +248,56 @@ template <class Cfg> struct gemm_wgmma {
     }
   }
 
-  // Descriptor of the operand's sub-tile starting at MN offset `mn` (a multiple of 64), k step kk.
-  template <bool KMajor, int Rows>
-  __device__ __forceinline__ static unsigned long long operand_descriptor(const char* tile, int mn, int kk) {
+  // Byte offset in an operand tile of its sub-tile at MN offset `mn` (a multiple of 64, or of the
+  // tile's width), k step kk: linear in mn and in kk's terms, so offsets add.
+  template <bool KMajor, int Rows> __device__ __forceinline__ static constexpr int operand_offset(int mn, int kk) {
     if constexpr (KMajor) {
-      const int k_byte = kk * KK * int(sizeof(T));
-      return sm90::smem_descriptor_k_major_sw128(tile + (k_byte / 128) * Rows * 128 + mn * 128 + k_byte % 128);
+      return (kk * KK * int(sizeof(T)) / 128) * Rows * 128 + mn * 128 + kk * KK * int(sizeof(T)) % 128;
     } else if constexpr (Rows < kMnChunkElems) {  // a narrow N-major B: rows of Rows elements, one per K
-      constexpr int kRowBytes = Rows * int(sizeof(T));
-      return sm90::smem_descriptor_mn_major_narrow<kRowBytes>(tile + kk * KK * kRowBytes);
+      return kk * KK * Rows * int(sizeof(T));
     } else {
-      return sm90::smem_descriptor_mn_major_sw128(tile + (mn / kMnChunkElems) * BK * 128 + kk * KK * 128, BK * 128);
+      return (mn / kMnChunkElems) * BK * 128 + kk * KK * 128;
     }
   }
+  // Descriptor of the operand tile at `tile` (its sub-tile at offset 0).
+  template <bool KMajor, int Rows> __device__ __forceinline__ static unsigned long long operand_descriptor(const char* tile) {
+    if constexpr (KMajor) {
+      return sm90::smem_descriptor_k_major_sw128(tile);
+    } else if constexpr (Rows < kMnChunkElems) {
+      return sm90::smem_descriptor_mn_major_narrow<Rows * int(sizeof(T))>(tile);
+    } else {
+      return sm90::smem_descriptor_mn_major_sw128(tile, BK * 128);
+    }
+  }
+  // The descriptors of every stage's A rows of this consumer and B tile are those of stage 0 with the
+  // start field moved by a stage, a k step and an m64 block (shared addresses stay under 256 KB, so
+  // the 14-bit field never carries into the next): built once per launch, a k step's descriptor is
+  // a shift and two adds in the loop instead of a conversion, masks and 64-bit shifts (ncu, H200,
+  // 2026-12-04: the block-scaled kernel's instructions 104K -> 93K per SM sub-partition).
+  struct operand_descriptors {
+    static_assert(kStageBytes % 16 == 0 && kTileABytes % 16 == 0, "gemm_wgmma: stages in 16-byte units");
+    unsigned long long a, b;  // stage 0, k step 0
+    __device__ __forceinline__ operand_descriptors(const char* smem, int consumer)
+        : a(operand_descriptor<A_K, BM>(smem + operand_offset<A_K, BM>(consumer * kConsumerRowStep, 0))),
+          b(operand_descriptor<B_K, BN>(smem + kTileABytes)) {}
+    // One stage's: a k step's start field is the stage's byte offset plus the step's, shifted, which
+    // the compiler cannot hoist out of the loop as it can a sum of invariants in 16-byte units (that
+    // kept every k step's descriptors live across the loop and spilled the block-scaled kernel's
+    // products).
+    struct stage {
+      unsigned a_lo, b_lo, a_hi, b_hi, bytes;
+      __device__ __forceinline__ unsigned long long a_at(int mi, int kk) const {
+        return static_cast<unsigned long long>(a_hi) << 32 | (a_lo + ((bytes + operand_offset<A_K, BM>(mi * 64, kk)) >> 4));
+      }
+      __device__ __forceinline__ unsigned long long b_at(int kk) const {
+        return static_cast<unsigned long long>(b_hi) << 32 | (b_lo + ((bytes + operand_offset<B_K, BN>(0, kk)) >> 4));
+      }
+    };
+    __device__ __forceinline__ stage at(int s) const {
+      return {static_cast<unsigned>(a), static_cast<unsigned>(b), static_cast<unsigned>(a >> 32), static_cast<unsigned>(b >> 32),
+              static_cast<unsigned>(s * kStageBytes)};
+    }
+  };
 
   // tf32 A through registers: this thread's m64 x k8 fragments of one stage, for each k step kk and
   // m64 block mi, from the M-major tile `tile` (rows row0.. are this consumer's). In the tile, row m
@@ -384,40 +421,44 @@ template <class Cfg> struct gemm_wgmma {
   // sets, used in turn), and are added to acc times A's row scale and B's block scale once the next
   // K block's MMAs are issued, so that one group of MMAs stays in flight while the CUDA cores add (a
   // wait for each K block's MMAs before adding ran at 0.60-0.65 of the per-tensor rate: H200,
-  // 2026-12-02). Scales are loaded when their K block's MMAs are issued.
+  // 2026-12-02). A K block's scales are loaded from global memory two K blocks before they are used
+  // (right after the previous K block's MMAs are issued): loaded with their K block's MMAs, the
+  // compiler put the multiply of the two scales before the next MMAs, where it waited for the load
+  // (12% of the warps' samples, ncu 2026-12-04). A stage is released as soon as its MMAs are complete.
   __device__ __forceinline__ static void block_scaled_main_loop(const gemm_params& p, const persistent_tiles<kCluster>& tile,
                                                                 float (&acc)[kMmaM][kAccRegs], char* smem, unsigned long long* full,
                                                                 unsigned long long* empty, stage_ring& ring, int local, int ktiles,
                                                                 int consumer, int warp, int lane) {
     constexpr int kStep = kKHalves ? 2 : 1;  // K blocks from one of this consumer's to the next
     float part0[kMmaM][kAccRegs], part1[kMmaM][kAccRegs];
-    block_scales scales0, scales1;
+    block_scales scales0, scales1, ahead;  // ahead: the scales of the next K block to issue
     int stage0 = 0, stage1 = 0;
+    const operand_descriptors descs(smem, consumer);
     auto issue = [&](float (&part)[kMmaM][kAccRegs], block_scales& scales, int& stage, int kb) {
       if constexpr (kKHalves) {  // the ring was filled tile after tile (see the main loop)
         const long long pos = static_cast<long long>(local) * ktiles + kb;
         ring.stage = static_cast<int>(pos % STAGES);
         ring.phase = static_cast<unsigned>((pos / STAGES) & 1);
       }
-      scales.load(p, tile, kb, consumer, warp, lane);
+      scales = ahead;
       sm90::mbarrier_wait(&full[ring.stage], ring.phase);
       sm90::wgmma_fence();
-      const char* sa = smem + ring.stage * kStageBytes;
-      const char* sb = sa + kTileABytes;
+      const auto at = descs.at(ring.stage);
 #pragma unroll
       for (int kk = 0; kk < BK / KK; ++kk) {
-        const unsigned long long desc_b = operand_descriptor<B_K, BN>(sb, 0, kk);
 #pragma unroll
         for (int mi = 0; mi < kMmaM; ++mi) {
-          const unsigned long long desc_a = operand_descriptor<A_K, BM>(sa, consumer * kConsumerRowStep + mi * 64, kk);
-          sm90::wgmma_op<BN, Input>::template run<0, 0>(part[mi], desc_a, desc_b, kk > 0 ? 1 : 0);
+          sm90::wgmma_op<BN, Input>::template run<0, 0>(part[mi], at.a_at(mi, kk), at.b_at(kk), kk > 0 ? 1 : 0);
         }
       }
       sm90::wgmma_commit_group();
+      ahead.load(p, tile, kb + kStep, consumer, warp, lane);
       stage = ring.stage;
       if constexpr (!kKHalves) ring.advance<STAGES>();
     };
+    // After the wait that saw part's MMAs complete: its stage is free before the adds.
     auto add = [&](float (&part)[kMmaM][kAccRegs], const block_scales& scales, int stage) {
+      if (lane == 0) release_stage(&empty[stage]);
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) {
         sm90::accumulator_fence(part[mi]);
@@ -430,10 +471,10 @@ template <class Cfg> struct gemm_wgmma {
           acc[mi][j * 4 + 3] += part[mi][j * 4 + 3] * s1;
         }
       }
-      if (lane == 0) release_stage(&empty[stage]);  // its MMAs are done
     };
     int kb = tile.kb_begin + (kKHalves ? consumer : 0);
     if (kb >= tile.kb_end) return;
+    ahead.load(p, tile, kb, consumer, warp, lane);
     issue(part0, scales0, stage0, kb);
     for (;;) {
       if (kb + kStep >= tile.kb_end) {
@@ -558,12 +599,18 @@ template <class Cfg> struct gemm_wgmma {
     // Consumers: warpgroup c computes rows [(c - 1) * WM, c * WM) of each tile; ping-pong, whole tiles,
     // every other one.
     sm90::claim_registers<kConsumerRegs>();
-    const int consumer = warpgroup - 1;
+    // Through a shuffle, so that the compiler knows it is uniform in the warp: what derives from it
+    // (descriptors, addresses) lives in uniform registers and is computed by the uniform datapath,
+    // which relieves the consumers' registers and issue slots. H200, 2026-12-04: block-scaled e4m3
+    // 4096^3 852 -> 954 TFLOP/s (stream; 93K -> 84K instructions per SM sub-partition); ptxas: bf16
+    // 128x256 with a three-term epilogue spills 20 bytes instead of 36.
+    const int consumer = __shfl_sync(0xffffffff, warpgroup - 1, 0);
     const int lane = threadIdx.x & 31, warp = (threadIdx.x / 32) & 3;
     // Read once per launch (after the previous grids: they may have written the scales).
     const float ab_scale = kScaled ? tensor_scale(p.scale_a) * tensor_scale(p.scale_b) : 1.f;
     const float d_scale = kScaledD ? tensor_scale(p.scale_d) : 1.f;
     stage_ring ring;
+    const operand_descriptors descs(smem, consumer);
     int store_parity = 0;  // the staging buffer the next output chunk goes to
     int local = 0;         // the tile's place in this block's sequence
     unsigned order_phase = 0;
@@ -600,20 +647,17 @@ template <class Cfg> struct gemm_wgmma {
           ring.phase = static_cast<unsigned>((pos / STAGES) & 1);
         }
         sm90::mbarrier_wait(&full[ring.stage], ring.phase);
-        const char* sa = smem + ring.stage * kStageBytes;
-        const char* sb = sa + kTileABytes;
-        if constexpr (kRegistersA) load_a_fragments(frags, sa, consumer * kConsumerRowStep, warp, lane);
+        if constexpr (kRegistersA) load_a_fragments(frags, smem + ring.stage * kStageBytes, consumer * kConsumerRowStep, warp, lane);
         sm90::wgmma_fence();  // (after the fragments' loads: wgmma reads registers written before it)
+        const auto at = descs.at(ring.stage);
 #pragma unroll
         for (int kk = 0; kk < BK / KK; ++kk) {
-          const unsigned long long desc_b = operand_descriptor<B_K, BN>(sb, 0, kk);
 #pragma unroll
           for (int mi = 0; mi < kMmaM; ++mi) {
             if constexpr (kRegistersA) {
-              sm90::wgmma_op<BN, Input>::run_registers_a(acc[mi], frags[kk][mi], desc_b, 1);
+              sm90::wgmma_op<BN, Input>::run_registers_a(acc[mi], frags[kk][mi], at.b_at(kk), 1);
             } else {
-              const unsigned long long desc_a = operand_descriptor<A_K, BM>(sa, consumer * kConsumerRowStep + mi * 64, kk);
-              sm90::wgmma_op<BN, Input>::template run<A_K ? 0 : 1, B_K ? 0 : 1>(acc[mi], desc_a, desc_b, 1);
+              sm90::wgmma_op<BN, Input>::template run<A_K ? 0 : 1, B_K ? 0 : 1>(acc[mi], at.a_at(mi, kk), at.b_at(kk), 1);
             }
           }
         }

@@ -13,7 +13,7 @@
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
-#                                   i14-prefetch i15-regs i14-power)
+#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,6 +34,21 @@ step() {
   local rc=$?
   echo "== $name: rc=$rc in $((SECONDS - t0)) s"
   tail -n "$lines" "$out/$name.log"
+}
+
+# ncu of one launch (after 3) of a gemm_wgmma kernel with warp-state samples per SASS instruction:
+# $out/NAME.log (details page) and $out/NAME.sass.csv (source page).
+src_prof() {
+  local name="$1"
+  shift
+  echo "== $name: $*"
+  ncu --clock-control none -k regex:gemm_wgmma -s 3 -c 1 --section SpeedOfLight --section WarpStateStats \
+    --section SourceCounters -f -o "$out/$name" "$@" >"$out/$name.log" 2>&1
+  ncu -i "$out/$name.ncu-rep" --page source --csv --print-source sass >"$out/$name.sass.csv" 2>>"$out/$name.log" ||
+    ncu -i "$out/$name.ncu-rep" --page source --csv >"$out/$name.sass.csv" 2>>"$out/$name.log"
+  ncu -i "$out/$name.ncu-rep" --page details >>"$out/$name.log" 2>&1
+  rm -f "$out/$name.ncu-rep"
+  grep -E "Duration|Compute \(SM\) Throughput|Executed Ipc|Warp Cycles Per Issued" "$out/$name.log" | head -8
 }
 
 # Issue 16: `tilejit gemm --check` (float64) of each shape in each layout, bf16 and f16, one line
@@ -1145,6 +1160,59 @@ for what in "$@"; do
         done
       done
       rm -f "$out/smi.tmp"
+      ;;
+    i15-stall)
+      # Issue 15: where the block-scaled kernel's warps wait, per SASS instruction (ncu's source page:
+      # warp-state samples at each PC), for b397776+240-register templates (build/variants/base), the
+      # working tree (each K block's scales loaded two K blocks ahead, stages released before the adds)
+      # and the per-tensor kernel on the same tiles; then the variants timed side by side
+      # (build/variants/late: the loads after the MMAs are issued; release: only the early release).
+      g="gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype e4m3 --bench --runs 3"
+      src_prof st_base env TILEJIT_TEMPLATE_DIR="$root/build/variants/base" "$bin/tilejit" $g --block-scales -c wgmma:128x128x128:64x128:4
+      src_prof st_ahead "$bin/tilejit" $g --block-scales -c wgmma:128x128x128:64x128:4
+      src_prof st_tensor "$bin/tilejit" $g -c wgmma:128x128x128:64x128:4
+      o="--dtype e4m3 --layout NT --runs 3 --group-ms 20 --rounds 3"
+      big=4096x4096x4096,8192x8192x8192,128x8192x8192
+      for meth in graph stream; do
+        step "v_tensor_$meth" 8 "$bin/tilejit" bench gemm $o --method $meth --shapes $big
+        step "v_ahead_$meth" 12 "$bin/tilejit" bench gemm $o --method $meth --block-scales --shapes $big \
+          -c default,wgmma:128x128x128:64x128:5,wgmma:128x128x128:64x128:6
+        for v in base late release; do
+          TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" step "v_${v}_$meth" 8 "$bin/tilejit" bench gemm $o --method $meth \
+            --block-scales --shapes $big
+        done
+      done
+      cat "$out"/v_*.log >"$out/i15_stall_bench.txt" && rm -f "$out"/v_*.log
+      cat "$out"/st_*.log >"$out/i15_stall_prof.txt" && rm -f "$out"/st_*.log
+      gzip -f "$out"/st_*.sass.csv
+      step fp8_tests 4 timeout 200 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8*'
+      ;;
+    i15-desc)
+      # Issue 15 / 12: wgmma descriptors built once per stage (one add per k step) and the consumer's
+      # index made warp-uniform (the working tree), against the same without the shuffle
+      # (build/variants/noshfl) and b397776 + 240 registers (build/variants/base): where the block-scaled
+      # kernel's instructions go now, its rate, the per-tensor e4m3 and bf16 kernels' rates; then the
+      # whole GPU suite on the working tree's templates.
+      g="gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype e4m3 --bench --runs 3"
+      src_prof sd_bs "$bin/tilejit" $g --block-scales -c wgmma:128x128x128:64x128:4
+      src_prof sd_bs_noshfl env TILEJIT_TEMPLATE_DIR="$root/build/variants/noshfl" "$bin/tilejit" $g --block-scales -c wgmma:128x128x128:64x128:4
+      src_prof sd_tensor "$bin/tilejit" $g
+      o="--runs 3 --group-ms 20 --rounds 3"
+      big=4096x4096x4096,8192x8192x8192,128x8192x8192
+      for meth in graph stream; do
+        for v in new noshfl base; do
+          run=("$bin/tilejit")
+          [ $v != new ] && run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" "$bin/tilejit")
+          step "d_${v}_bs_$meth" 6 "${run[@]}" bench gemm --dtype e4m3 --layout NT $o --method $meth --block-scales --shapes $big
+          step "d_${v}_e4m3_$meth" 6 "${run[@]}" bench gemm --dtype e4m3 --layout NT $o --method $meth --shapes $big
+          step "d_${v}_bf16_$meth" 7 "${run[@]}" bench gemm --dtype bf16 --layout NT,NN $o --method $meth \
+            --shapes 4096x4096x4096,8192x8192x8192
+        done
+      done
+      cat "$out"/d_*.log >"$out/i15_desc_bench.txt" && rm -f "$out"/d_*.log
+      cat "$out"/sd_*.log >"$out/i15_desc_prof.txt" && rm -f "$out"/sd_*.log
+      gzip -f "$out"/sd_*.sass.csv
+      step gpu_suite 12 timeout 400 ctest --test-dir "$root/build" -L gpu -j 16 --output-on-failure
       ;;
     *) echo "unknown step $what" ;;
   esac
