@@ -13,7 +13,7 @@
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
-#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc)
+#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,6 +49,18 @@ src_prof() {
   ncu -i "$out/$name.ncu-rep" --page details >>"$out/$name.log" 2>&1
   rm -f "$out/$name.ncu-rep"
   grep -E "Duration|Compute \(SM\) Throughput|Executed Ipc|Warp Cycles Per Issued" "$out/$name.log" | head -8
+}
+
+# Sets run to the tilejit command with templates VARIANT: the embedded ones for "new", else those in
+# build/variants/VARIANT.
+variant_cli() {
+  if [ "$1" = new ]; then run=("$bin/tilejit"); else run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit"); fi
+}
+
+# Appends the logs $out/PREFIX*.log, each under a "#### name" line, to $out/FILE and removes them.
+gather_logs() {
+  local f
+  for f in "$out/$1"*.log; do echo "#### $(basename "$f" .log)"; cat "$f"; done >>"$out/$2" && rm -f "$out/$1"*.log
 }
 
 # Issue 16: `tilejit gemm --check` (float64) of each shape in each layout, bf16 and f16, one line
@@ -1201,8 +1213,7 @@ for what in "$@"; do
       big=4096x4096x4096,8192x8192x8192,128x8192x8192
       for meth in graph stream; do
         for v in new noshfl base; do
-          run=("$bin/tilejit")
-          [ $v != new ] && run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" "$bin/tilejit")
+          variant_cli $v
           step "d_${v}_bs_$meth" 6 "${run[@]}" bench gemm --dtype e4m3 --layout NT $o --method $meth --block-scales --shapes $big
           step "d_${v}_e4m3_$meth" 6 "${run[@]}" bench gemm --dtype e4m3 --layout NT $o --method $meth --shapes $big
           step "d_${v}_bf16_$meth" 7 "${run[@]}" bench gemm --dtype bf16 --layout NT,NN $o --method $meth \
@@ -1213,6 +1224,51 @@ for what in "$@"; do
       cat "$out"/sd_*.log >"$out/i15_desc_prof.txt" && rm -f "$out"/sd_*.log
       gzip -f "$out"/sd_*.sass.csv
       step gpu_suite 12 timeout 400 ctest --test-dir "$root/build" -L gpu -j 16 --output-on-failure
+      ;;
+    i15-cursor)
+      # Issue 15: block scales read through a per-tile cursor (pointers stepped per K block, a load past
+      # the tile's end skipped; the working tree) against 9a64722's loads (build/variants/head); issues
+      # 14 / 12: the epilogue bodies and the small and decode shapes on 9a64722's templates against
+      # cdf7484's (build/variants/base: before the warp-uniform consumer index); Fp8 tests on the tree.
+      o="--runs 3 --group-ms 20 --rounds 3"
+      for meth in graph stream; do
+        for v in new head base; do
+          variant_cli $v
+          [ $v != base ] && step "c_${v}_bs_$meth" 6 "${run[@]}" bench gemm --dtype e4m3 --layout NT $o --method $meth --block-scales \
+            --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192
+          [ $v == new ] && continue
+          step "c_${v}_epi_$meth" 14 "${run[@]}" bench gemm --dtype bf16 --layout NT,NN:c $o --method $meth \
+            --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual'
+          step "c_${v}_small_$meth" 10 "${run[@]}" bench gemm --dtype bf16 --layout NT,TN $o --method $meth \
+            --shapes 1000x1000x1000,128x8192x8192,16x8192x8192,1x4096x4096
+          step "c_${v}_e4m3small_$meth" 6 "${run[@]}" bench gemm --dtype e4m3 --layout NT $o --method $meth \
+            --shapes 128x8192x8192,16x8192x8192
+        done
+      done
+      gather_logs c_ i15_cursor_bench.txt
+      g="gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype e4m3 --bench --runs 3"
+      src_prof sc_bs "$bin/tilejit" $g --block-scales -c wgmma:128x128x128:64x128:4
+      gzip -f "$out"/sc_*.sass.csv
+      step fp8_tests 4 timeout 200 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8*'
+      ;;
+    i15-cursor2)
+      # Issue 15: the cursor's loads unconditional (a load past the tile's end reads the last K block's
+      # scales again; the working tree) against the conditional ones (build/variants/cur1) and 9a64722
+      # (build/variants/head); tiles for the block-scaled small shapes (64x128 lone consumer, 128x64
+      # with two, 128x128 with split-K 2); Fp8 tests on the tree.
+      o="--runs 3 --group-ms 20 --rounds 3"
+      for meth in graph stream; do
+        for v in new cur1 head; do
+          variant_cli $v
+          step "e_${v}_bs_$meth" 6 "${run[@]}" bench gemm --dtype e4m3 --layout NT $o --method $meth --block-scales \
+            --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192
+        done
+        step "e_new_tiles_$meth" 10 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT $o --method $meth --block-scales \
+          --shapes 128x8192x8192,1000x1000x1000,256x7168x4096 \
+          -c default,wgmma:128x64x128:64x64:6,wgmma:128x64x128:64x64:8,wgmma:128x128x128:64x128:4:k2
+      done
+      gather_logs e_ i15_cursor2_bench.txt
+      step fp8_tests 4 timeout 200 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8*'
       ;;
     *) echo "unknown step $what" ;;
   esac
