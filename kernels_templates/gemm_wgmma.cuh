@@ -202,9 +202,15 @@ template <class Cfg> struct gemm_wgmma {
                 "gemm_wgmma: BN is 64, 128, 192 or 256, or 16 or 32 without a cluster (swapped decode shapes)");
   static_assert(!Cfg::D_TMA || kChunks >= 1, "gemm_wgmma: TMA stores of D take whole 128-byte chunks of a tile row");
   static_assert(kMmaM * kAccRegs <= 128, "gemm_wgmma: at most 128 accumulator registers per thread");
-  static_assert(!kBlockScaled || (sizeof(T) == 1 && BK == 128 && 128 % BN == 0 && kMmaM * kAccRegs <= 64),
-                "gemm_wgmma: block scales take 8-bit inputs, BK = 128 (one scale block per stage), BN dividing 128 and at most "
-                "64 accumulators (twice that in registers)");
+  // Block scales with BN = 256 (two of B's 128 x 128 scale blocks per tile, one m64 block per consumer):
+  // each K block's products are computed one 128-column half at a time into 64 registers and added
+  // before the next half's MMAs (see block_scaled_halves_loop), so 128 x 256 tiles fit.
+  enum : bool { kScaleHalves = kBlockScaled && BN == 256 };
+  enum : int { kScaleColumns = kScaleHalves ? 2 : 1 };  // B's scale blocks per tile
+  static_assert(!kBlockScaled || (sizeof(T) == 1 && BK == 128 &&
+                                  ((128 % BN == 0 && kMmaM * kAccRegs <= 64) || (kScaleHalves && kMmaM == 1 && !kKHalves))),
+                "gemm_wgmma: block scales take 8-bit inputs, BK = 128 (one scale block per stage), and BN dividing 128 with at most "
+                "64 accumulators (twice that in registers) or BN = 256 with WM = 64");
 
   // One stage's tile of an operand: K-major, kKAtoms boxes of {128 bytes of K, Rows}, each Rows x 128
   // bytes after the other; MN-major, Rows / 64 boxes of {64, BK}, each 64 x BK chunk after the other
@@ -289,8 +295,8 @@ template <class Cfg> struct gemm_wgmma {
       __device__ __forceinline__ unsigned long long a_at(int mi, int kk) const {
         return static_cast<unsigned long long>(a_hi) << 32 | (a_lo + ((bytes + operand_offset<A_K, BM>(mi * 64, kk)) >> 4));
       }
-      __device__ __forceinline__ unsigned long long b_at(int kk) const {
-        return static_cast<unsigned long long>(b_hi) << 32 | (b_lo + ((bytes + operand_offset<B_K, BN>(0, kk)) >> 4));
+      __device__ __forceinline__ unsigned long long b_at(int kk, int n = 0) const {
+        return static_cast<unsigned long long>(b_hi) << 32 | (b_lo + ((bytes + operand_offset<B_K, BN>(n, kk)) >> 4));
       }
     };
     __device__ __forceinline__ stage at(int s) const {
@@ -399,7 +405,7 @@ template <class Cfg> struct gemm_wgmma {
   // Block scales of one K block for this thread's rows (two per m64 block) and the tile's columns.
   struct block_scales {
     float row[kMmaM][2];
-    float col;
+    float col[kScaleColumns];
   };
   // Walks this thread's block scales K block by K block: A's for its rows (rows past M, on D's edge,
   // read the last row's; their outputs are never stored) and B's for the tile's 128 columns. Built
@@ -410,11 +416,15 @@ template <class Cfg> struct gemm_wgmma {
     const float* a;  // A's scales of the next K block, at row 0
     const float* b;  // B's of the next K block, at the tile's column block
     int row[kMmaM][2];
+    int col[kScaleColumns];  // B's scale blocks of the tile from b (past N, on D's edge, the last one)
     __device__ __forceinline__ block_scale_cursor(const gemm_params& p, const persistent_tiles<kCluster>& tile, int kb, int consumer,
                                                   int warp, int lane) {
       const long long kblocks = (p.k + 127) / 128, nblocks = (p.n + 127) / 128, block = tile.batch * kblocks + kb;
+      const long long first = static_cast<long long>(tile.tile_n) * BN / 128;
       a = p.scale_a + block * p.m;
-      b = p.scale_b + block * nblocks + static_cast<long long>(tile.tile_n) * BN / 128;
+      b = p.scale_b + block * nblocks + first;
+#pragma unroll
+      for (int h = 0; h < kScaleColumns; ++h) col[h] = static_cast<int>(min(first + h, nblocks - 1) - first);
       const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep + warp * 16 + (lane >> 2);
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) {
@@ -430,7 +440,8 @@ template <class Cfg> struct gemm_wgmma {
       const long long a_step = step * p.m, b_step = step * ((p.n + 127) / 128);
       const float* a_block = valid ? a : a - a_step;
       const float* b_block = valid ? b : b - b_step;
-      s.col = *b_block;
+#pragma unroll
+      for (int h = 0; h < kScaleColumns; ++h) s.col[h] = b_block[col[h]];
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) s.row[mi][0] = a_block[row[mi][0]], s.row[mi][1] = a_block[row[mi][1]];
       a += a_step;
@@ -484,7 +495,7 @@ template <class Cfg> struct gemm_wgmma {
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) {
         sm90::accumulator_fence(part[mi]);
-        const float s0 = scales.row[mi][0] * scales.col, s1 = scales.row[mi][1] * scales.col;
+        const float s0 = scales.row[mi][0] * scales.col[0], s1 = scales.row[mi][1] * scales.col[0];
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           acc[mi][j * 4 + 0] += part[mi][j * 4 + 0] * s0;
@@ -517,6 +528,48 @@ template <class Cfg> struct gemm_wgmma {
       sm90::wgmma_wait_group<1>();
       add(part1, scales1, stage1);
       kb += kStep;
+    }
+  }
+
+  // The main loop with block scales for BN = 256: a K block's products of each 128-column half (each
+  // with its own B scale) go into one set of 64 registers, are waited for and added before the next
+  // half's MMAs. A consumer's MMAs and adds take turns; the other consumer's MMAs fill the tensor
+  // cores meanwhile. The next K block's scales are loaded while the first half's MMAs run.
+  __device__ __forceinline__ static void block_scaled_halves_loop(const gemm_params& p, const persistent_tiles<kCluster>& tile,
+                                                                  float (&acc)[kMmaM][kAccRegs], char* smem, unsigned long long* full,
+                                                                  unsigned long long* empty, stage_ring& ring, int consumer, int warp,
+                                                                  int lane) {
+    float part[kAccRegs / 2];
+    block_scales scales, ahead;
+    const operand_descriptors descs(smem, consumer);
+    block_scale_cursor cursor(p, tile, tile.kb_begin, consumer, warp, lane);
+    if (tile.kb_begin >= tile.kb_end) return;
+    cursor.next(p, ahead, true, 1);
+    for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
+      scales = ahead;
+      sm90::mbarrier_wait(&full[ring.stage], ring.phase);
+      const auto at = descs.at(ring.stage);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / KK; ++kk)
+          sm90::wgmma_op<128, Input>::template run<0, 0>(part, at.a_at(0, kk), at.b_at(kk, h * 128), kk > 0 ? 1 : 0);
+        sm90::wgmma_commit_group();
+        if (h == 0) cursor.next(p, ahead, kb + 1 < tile.kb_end, 1);
+        sm90::wgmma_wait_group<0>();
+        if (h == 1 && lane == 0) release_stage(&empty[ring.stage]);  // both halves' MMAs are done
+        sm90::accumulator_fence(part);
+        const float s0 = scales.row[0][0] * scales.col[h], s1 = scales.row[0][1] * scales.col[h];
+#pragma unroll
+        for (int j = 0; j < 16; ++j) {
+          acc[0][h * 64 + j * 4 + 0] += part[j * 4 + 0] * s0;
+          acc[0][h * 64 + j * 4 + 1] += part[j * 4 + 1] * s0;
+          acc[0][h * 64 + j * 4 + 2] += part[j * 4 + 2] * s1;
+          acc[0][h * 64 + j * 4 + 3] += part[j * 4 + 3] * s1;
+        }
+      }
+      ring.advance<STAGES>();
     }
   }
 
@@ -693,7 +746,9 @@ template <class Cfg> struct gemm_wgmma {
       };
       constexpr int kStep = kKHalves ? 2 : 1;  // from one of this consumer's K blocks to the next
       const int kb_first = tile.kb_begin + (kKHalves ? consumer : 0);
-      if constexpr (kBlockScaled) {
+      if constexpr (kScaleHalves) {
+        block_scaled_halves_loop(p, tile, acc, smem, full, empty, ring, consumer, warp, lane);
+      } else if constexpr (kBlockScaled) {
         block_scaled_main_loop(p, tile, acc, smem, full, empty, ring, local, ktiles, consumer, warp, lane);
       } else if constexpr (kRegistersA) {
         for (int kb = kb_first; kb < tile.kb_end; kb += 2 * kStep) {

@@ -13,7 +13,7 @@
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
-#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2)
+#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1269,6 +1269,59 @@ for what in "$@"; do
       done
       gather_logs e_ i15_cursor2_bench.txt
       step fp8_tests 4 timeout 200 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8*'
+      ;;
+    i15-close)
+      # The twenty-second session's final code (its GPU suite ran under the tenth session's i15-final):
+      # memcheck of the changed kernels through the CLI's float64 check (block-scaled with two consumers
+      # and a lone one, per-tensor e4m3, bf16 in two layouts with an epilogue, tf32 with A through
+      # registers); block-scaled stages; where the bf16 epilogue bodies' time goes (ncu per SASS
+      # instruction, for issue 14).
+      mc() { compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --check "$@" 2>&1 | grep -E "check:|ERROR SUMMARY|rror" | tr '\n' ' '; echo " <- $*"; }
+      {
+        mc --dtype e4m3 --block-scales --m 1000 --n 1000 --k 1000 --layout TN -e 'd = gelu(acc + bias[n])'
+        mc --dtype e4m3 --block-scales --m 300 --n 520 --k 200 --layout NN
+        mc --dtype e4m3 --block-scales --m 2000 --n 1000 --k 1000 --layout NT -c wgmma:128x128x128:64x128:4
+        mc --dtype e4m3 --m 1000 --n 1000 --k 1000 --layout NT --out-dtype bf16
+        mc --dtype bf16 --m 1001 --n 777 --k 515 --layout NT --beta 0.5 -e 'd = gelu(acc + bias[n]) * scale[m] + residual + beta * c'
+        mc --dtype bf16 --m 1001 --n 777 --k 515 --layout NN:c -e 'd = acc * scale[m] + residual'
+        mc --dtype f32 --math tf32 --m 1001 --n 777 --k 515 --layout NN
+        mc --dtype bf16 --m 16 --n 4096 --k 4096 --layout TN
+      } >"$out/memcheck.log" 2>&1
+      cat "$out/memcheck.log"
+      step bs_stages 8 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT --runs 3 --group-ms 20 --rounds 3 --method graph --block-scales \
+        --shapes 4096x4096x4096,8192x8192x8192 -c default,wgmma:128x128x128:64x128:3,wgmma:128x128x128:64x128:5,wgmma:128x128x128:64x128:6
+      g="gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype bf16 --bench --runs 3"
+      src_prof ep_none "$bin/tilejit" $g
+      src_prof ep_gelu "$bin/tilejit" $g -e 'd = gelu(acc + bias[n])'
+      src_prof ep_resid "$bin/tilejit" $g -e 'd = acc * scale[m] + residual'
+      cat "$out"/ep_*.log "$out/bs_stages.log" >"$out/i15_final.txt" && rm -f "$out"/ep_*.log "$out/bs_stages.log"
+      gzip -f "$out"/ep_*.sass.csv
+      ;;
+    i14-pp2)
+      # Issue 14: ping-pong 128x128 beside the cooperative 128x256 default with the warp-uniform consumer
+      # index (ptxas: ping-pong with the three-term body spills 124 bytes instead of 172), plain and with
+      # the issue's two bodies.
+      for meth in graph stream; do
+        step "pp2_$meth" 20 "$bin/tilejit" bench gemm --dtype bf16 --method $meth --layout NT --shapes 4096x4096x4096,8192x8192x8192 \
+          -c default,wgmma:128x128x64:128x128:5:pp -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' \
+          --runs 3 --group-ms 20 --rounds 3
+      done
+      ;;
+    i14-pp3)
+      # Issue 14: the same on more layouts and shapes, bodies that read an M x N input (graph).
+      step pp3_graph 70 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN,TN,NN:c \
+        --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192,12288x4096x4096 -c default,wgmma:128x128x64:128x128:5:pp \
+        -e 'd = acc * scale[m] + residual' -e 'd = gelu(acc + bias[n]) + residual' --runs 3 --group-ms 20 --rounds 3
+      ;;
+    i15-halves)
+      # Issue 15: block scales on 128x256 tiles, each K block's products one 128-column half at a time,
+      # beside the heuristic's 128x128 (two sets of products); the block-scale GPU test with them.
+      for meth in graph stream; do
+        step "halves_$meth" 12 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT --method $meth --block-scales \
+          --shapes 4096x4096x4096,8192x8192x8192 -c default,wgmma:128x256x128:64x256:3,wgmma:128x256x128:64x256:4 \
+          --runs 3 --group-ms 20 --rounds 3
+      done
+      step bs_test 4 timeout 120 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8GemmGpu.BlockScales'
       ;;
     *) echo "unknown step $what" ;;
   esac

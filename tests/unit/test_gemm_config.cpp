@@ -382,7 +382,12 @@ TEST(GemmProblem, EightBitBlockScales) {
   h.scale_mode = ScaleMode::blocks;
   EXPECT_NE(msg(h).find("block scales (ScaleMode::blocks) apply to 8-bit float inputs"), std::string::npos) << msg(h);
   EXPECT_NE(broken_rule("wgmma:128x128x256:64x128:2", p).find("need BK = 128, not 256"), std::string::npos);
-  EXPECT_NE(broken_rule("wgmma:128x256x128:64x256:3", p).find("need BN dividing 128, not 256"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:256x256x128:128x256:2", p).find("need BN dividing 128 (or 256 with WM = 64), not 256"), std::string::npos);
+  EXPECT_EQ(broken_rule("wgmma:128x256x128:64x256:3", p), "");  // 128-column halves
+  EXPECT_NE(broken_rule("wgmma:64x256x128:64x256:4", p).find("take 128-row tiles of two consumer warpgroups"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:128x256x128:64x256:3:c2", p).find("without pp, kh, clusters or K slices"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:128x256x128:64x256:3:k2", p).find("without pp, kh, clusters or K slices"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:128x192x128:64x192:3", p).find("not 192"), std::string::npos);
   EXPECT_NE(broken_rule("wgmma:64x16x128:64x16:8:sw", p).find("do not combine with swapped operands"), std::string::npos);
   EXPECT_NE(broken_rule("wgmma:128x128x128:128x128:4:pp", p).find("at most 64 fit"), std::string::npos);
   EXPECT_EQ(broken_rule("wgmma:128x128x128:64x128:4", p), "");
@@ -395,7 +400,7 @@ TEST(GemmProblem, EightBitBlockScales) {
     q.scale_mode = ScaleMode::blocks;
     const GemmConfig c = choose_gemm_config(q, "sm_90a", 132);
     EXPECT_EQ(c.bk, 128) << c.to_string();
-    EXPECT_LE(c.bn, 128) << c.to_string();
+    EXPECT_EQ(c.bn, m == 4096 ? 256 : 128) << c.to_string();  // 128x256 tiles for large problems
     EXPECT_FALSE(c.swap_ab) << c.to_string();
     EXPECT_NO_THROW(validate_gemm_config(c, q, "sm_90a")) << c.to_string();
   }

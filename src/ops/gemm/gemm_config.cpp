@@ -196,10 +196,16 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   if (p.scale_mode == ScaleMode::blocks) {
     // One K block of scales per stage; one B scale block per tile column; each K block's products
     // in registers of their own beside the accumulators.
+    // BN = 256 with WM = 64 computes each K block's products one 128-column half at a time (two
+    // consumers, each its own rows: the form measured and tested on the GPU).
+    const bool halves = c.bn == 256 && c.wm == 64;
+    if (halves && (c.bm != 128 || c.pingpong || c.k_halves || c.cluster > 1 || c.split_k > 1 || c.tail_split > 1))
+      broken(c, "block scales with BN = 256 take 128-row tiles of two consumer warpgroups, without pp, kh, clusters or K slices");
     if (c.bk != 128) broken(c, fmt::format("block scales (blocks of 128 along K) need BK = 128, not {}", c.bk));
-    if (c.bn > 128 || 128 % c.bn != 0) broken(c, fmt::format("block scales (128 x 128 blocks of B) need BN dividing 128, not {}", c.bn));
+    if (!halves && (c.bn > 128 || 128 % c.bn != 0))
+      broken(c, fmt::format("block scales (128 x 128 blocks of B) need BN dividing 128 (or 256 with WM = 64), not {}", c.bn));
     if (c.swap_ab) broken(c, "block scales do not combine with swapped operands (sw): A's and B's scale blocks differ");
-    if ((c.wm / 64) * (c.bn / 2) > 64)
+    if (!halves && (c.wm / 64) * (c.bn / 2) > 64)
       broken(c, fmt::format("block scales keep a K block's products beside the accumulators: a {}x{} warpgroup tile needs {} of each, "
                             "at most 64 fit",
                             c.wm, c.bn, (c.wm / 64) * (c.bn / 2)));
@@ -437,8 +443,13 @@ GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int
     const bool one_row_tile = p.m <= 64 && !eight_bit && dtype_size(p.a.dtype) == 2;  // 16-bit M of one 64-row tile
     bool small_tiles = false;  // the 64x128 tiles of about a wave or less
     if (block_scales) {
-      // Block scales: BK = 128 and at most 64 accumulators per thread (a K block's products beside them).
-      if (tiles128 * 2 >= sms) c = {GemmKind::wgmma, 128, 128, 128, 64, 128, 4}, reason = "wgmma, block scales: 128x128x128 tiles, 2 consumer warpgroups";
+      // Block scales: BK = 128 and at most 64 accumulators per thread (a K block's products beside
+      // them), or 128x256 tiles whose products are computed one 128-column half at a time: H200,
+      // 2026-12-04, e4m3 NT graph / stream, 4096^3 1061 / 1046 -> 1114 / 1103 TFLOP/s, 8192^3 1063 /
+      // 1083 -> 1098 / 1122 against 128x128 tiles with two sets of products.
+      if (tiles128x256 >= sms)
+        c = {GemmKind::wgmma, 128, 256, 128, 64, 256, 3}, reason = "wgmma, block scales, large: 128x256x128 tiles, products by halves";
+      else if (tiles128 * 2 >= sms) c = {GemmKind::wgmma, 128, 128, 128, 64, 128, 4}, reason = "wgmma, block scales: 128x128x128 tiles, 2 consumer warpgroups";
       else c = {GemmKind::wgmma, 64, 128, 128, 64, 128, 8}, reason = "wgmma, block scales, small: 64x128x128 tiles, 8 stages";
     } else if (one_row_tile && tiles128 * 2 >= sms) {
       // M of one 64-row tile and N wide enough for 64x128 tiles to fill half the device or more:
