@@ -535,7 +535,7 @@ template <class Cfg> struct gemm_wgmma {
   // with its own B scale) go into one set of 64 registers, are waited for and added before the next
   // half's MMAs. A consumer's MMAs and adds take turns; the other consumer's MMAs fill the tensor
   // cores meanwhile. The next K block's scales are loaded while the first half's MMAs run. The wider
-  // tile halves the shared-memory and L2 reads of A per MMA: H200, 2026-12-04, e4m3 NT graph 4096^3
+  // tile halves the loads of A from L2 (one A tile per 256 columns of D): H200, 2026-12-04, e4m3 NT graph 4096^3
   // 1061 -> 1114 TFLOP/s, 8192^3 1063 -> 1098 against 128x128 tiles with two sets of products.
   __device__ __forceinline__ static void block_scaled_halves_loop(const gemm_params& p, const persistent_tiles<kCluster>& tile,
                                                                   float (&acc)[kMmaM][kAccRegs], char* smem, unsigned long long* full,
