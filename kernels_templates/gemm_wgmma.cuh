@@ -407,6 +407,18 @@ template <class Cfg> struct gemm_wgmma {
     float row[kMmaM][2];
     float col[kScaleColumns];
   };
+  // Adds one m64 block's products of N columns (a wgmma's fragment: rows g and g + 8 in turn) to
+  // the accumulators from acc, scaled by s0 (row g) and s1 (row g + 8).
+  template <int N>
+  __device__ __forceinline__ static void add_scaled_products(float* acc, const float (&part)[N / 2], float s0, float s1) {
+#pragma unroll
+    for (int j = 0; j < N / 8; ++j) {
+      acc[j * 4 + 0] += part[j * 4 + 0] * s0;
+      acc[j * 4 + 1] += part[j * 4 + 1] * s0;
+      acc[j * 4 + 2] += part[j * 4 + 2] * s1;
+      acc[j * 4 + 3] += part[j * 4 + 3] * s1;
+    }
+  }
   // Walks this thread's block scales K block by K block: A's for its rows (rows past M, on D's edge,
   // read the last row's; their outputs are never stored) and B's for the tile's 128 columns. Built
   // once per tile, a K block's loads are three offsets and two pointer steps, where each used to
@@ -495,14 +507,7 @@ template <class Cfg> struct gemm_wgmma {
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) {
         sm90::accumulator_fence(part[mi]);
-        const float s0 = scales.row[mi][0] * scales.col[0], s1 = scales.row[mi][1] * scales.col[0];
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          acc[mi][j * 4 + 0] += part[mi][j * 4 + 0] * s0;
-          acc[mi][j * 4 + 1] += part[mi][j * 4 + 1] * s0;
-          acc[mi][j * 4 + 2] += part[mi][j * 4 + 2] * s1;
-          acc[mi][j * 4 + 3] += part[mi][j * 4 + 3] * s1;
-        }
+        add_scaled_products<BN>(acc[mi], part[mi], scales.row[mi][0] * scales.col[0], scales.row[mi][1] * scales.col[0]);
       }
     };
     int kb = tile.kb_begin + (kKHalves ? consumer : 0);
@@ -562,14 +567,7 @@ template <class Cfg> struct gemm_wgmma {
         sm90::wgmma_wait_group<0>();
         if (h == 1 && lane == 0) release_stage(&empty[ring.stage]);  // both halves' MMAs are done
         sm90::accumulator_fence(part);
-        const float s0 = scales.row[0][0] * scales.col[h], s1 = scales.row[0][1] * scales.col[h];
-#pragma unroll
-        for (int j = 0; j < 16; ++j) {
-          acc[0][h * 64 + j * 4 + 0] += part[j * 4 + 0] * s0;
-          acc[0][h * 64 + j * 4 + 1] += part[j * 4 + 1] * s0;
-          acc[0][h * 64 + j * 4 + 2] += part[j * 4 + 2] * s1;
-          acc[0][h * 64 + j * 4 + 3] += part[j * 4 + 3] * s1;
-        }
+        add_scaled_products<128>(acc[0] + h * 64, part, scales.row[0][0] * scales.col[h], scales.row[0][1] * scales.col[h]);
       }
       ring.advance<STAGES>();
     }
