@@ -425,16 +425,19 @@ template <class Cfg> struct gemm_wgmma {
   // work out its 64-bit addresses from the K block (H200 graph, 2026-12-04: block-scaled 4096^3 948
   // -> 1078 TFLOP/s, 8192^3 923 -> 1078; ncu 136 -> 124 us).
   struct block_scale_cursor {
-    const float* a;  // A's scales of the next K block, at row 0
-    const float* b;  // B's of the next K block, at the tile's column block
+    const float* a;      // A's scales of the cursor's K block, at row 0
+    const float* b;      // B's of the cursor's K block, at the tile's column block
+    int a_step, b_step;  // from one of the consumer's K blocks to its next (M and ceil(N / 128) floats a K block)
     int row[kMmaM][2];
     int col[kScaleColumns];  // B's scale blocks of the tile from b (past N, on D's edge, the last one)
-    __device__ __forceinline__ block_scale_cursor(const gemm_params& p, const persistent_tiles<kCluster>& tile, int kb, int consumer,
-                                                  int warp, int lane) {
+    __device__ __forceinline__ block_scale_cursor(const gemm_params& p, const persistent_tiles<kCluster>& tile, int kb, int step,
+                                                  int consumer, int warp, int lane) {
       const long long kblocks = (p.k + 127) / 128, nblocks = (p.n + 127) / 128, block = tile.batch * kblocks + kb;
       const long long first = static_cast<long long>(tile.tile_n) * BN / 128;
       a = p.scale_a + block * p.m;
       b = p.scale_b + block * nblocks + first;
+      a_step = static_cast<int>(step * p.m);
+      b_step = static_cast<int>(step * nblocks);
 #pragma unroll
       for (int h = 0; h < kScaleColumns; ++h) col[h] = static_cast<int>(min(first + h, nblocks - 1) - first);
       const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep + warp * 16 + (lane >> 2);
@@ -444,20 +447,18 @@ template <class Cfg> struct gemm_wgmma {
         row[mi][1] = static_cast<int>(min(m0 + mi * 64 + 8, p.m - 1));
       }
     }
-    // Loads the next K block's scales and moves on by `step` K blocks; past the tile's last K block
-    // (`valid` false: a load ahead of the end, never used) it loads the last one's again. The loads
-    // stay unconditional: skipped past the end instead, they cost the lone consumer of 64-row tiles
-    // 19% (128x8192x8192: 625 -> 506 TFLOP/s, against 635 unconditional; H200 graph, 2026-12-04).
-    __device__ __forceinline__ void next(const gemm_params& p, block_scales& s, bool valid, int step) {
-      const long long a_step = step * p.m, b_step = step * ((p.n + 127) / 128);
-      const float* a_block = valid ? a : a - a_step;
-      const float* b_block = valid ? b : b - b_step;
+    // Loads the scales of the cursor's K block, then moves to the consumer's next K block where the
+    // tile has one (`more`); at the tile's last it stays, so that loads ahead of the end (never
+    // used) read that block again. The loads stay unconditional: skipped past the end instead, they
+    // cost the lone consumer of 64-row tiles 19% (128x8192x8192: 625 -> 506 TFLOP/s, against 635
+    // unconditional; H200 graph, 2026-12-04).
+    __device__ __forceinline__ void next(block_scales& s, bool more) {
 #pragma unroll
-      for (int h = 0; h < kScaleColumns; ++h) s.col[h] = b_block[col[h]];
+      for (int h = 0; h < kScaleColumns; ++h) s.col[h] = b[col[h]];
 #pragma unroll
-      for (int mi = 0; mi < kMmaM; ++mi) s.row[mi][0] = a_block[row[mi][0]], s.row[mi][1] = a_block[row[mi][1]];
-      a += a_step;
-      b += b_step;
+      for (int mi = 0; mi < kMmaM; ++mi) s.row[mi][0] = a[row[mi][0]], s.row[mi][1] = a[row[mi][1]];
+      a += more ? a_step : 0;
+      b += more ? b_step : 0;
     }
   };
 
@@ -476,7 +477,7 @@ template <class Cfg> struct gemm_wgmma {
     constexpr int kStep = kKHalves ? 2 : 1;  // K blocks from one of this consumer's to the next
     float part0[kMmaM][kAccRegs], part1[kMmaM][kAccRegs];
     block_scales scales0, scales1, ahead;  // ahead: the scales of the next K block to issue
-    block_scale_cursor cursor(p, tile, tile.kb_begin + (kKHalves ? consumer : 0), consumer, warp, lane);
+    block_scale_cursor cursor(p, tile, tile.kb_begin + (kKHalves ? consumer : 0), kStep, consumer, warp, lane);
     int stage0 = 0, stage1 = 0;
     const operand_descriptors descs(smem, consumer);
     auto issue = [&](float (&part)[kMmaM][kAccRegs], block_scales& scales, int& stage, int kb) {
@@ -497,7 +498,7 @@ template <class Cfg> struct gemm_wgmma {
         }
       }
       sm90::wgmma_commit_group();
-      cursor.next(p, ahead, kb + kStep < tile.kb_end, kStep);
+      cursor.next(ahead, kb + 2 * kStep < tile.kb_end);
       stage = ring.stage;
       if constexpr (!kKHalves) ring.advance<STAGES>();
     };
@@ -512,7 +513,7 @@ template <class Cfg> struct gemm_wgmma {
     };
     int kb = tile.kb_begin + (kKHalves ? consumer : 0);
     if (kb >= tile.kb_end) return;
-    cursor.next(p, ahead, true, kStep);
+    cursor.next(ahead, kb + kStep < tile.kb_end);
     issue(part0, scales0, stage0, kb);
     for (;;) {
       if (kb + kStep >= tile.kb_end) {
@@ -539,21 +540,28 @@ template <class Cfg> struct gemm_wgmma {
   // The main loop with block scales for BN = 256: a K block's products of each 128-column half (each
   // with its own B scale) go into one set of 64 registers, are waited for and added before the next
   // half's MMAs. A consumer's MMAs and adds take turns; the other consumer's MMAs fill the tensor
-  // cores meanwhile. The next K block's scales are loaded while the first half's MMAs run. The wider
-  // tile halves the loads of A from L2 (one A tile per 256 columns of D): H200, 2026-12-04, e4m3 NT graph 4096^3
-  // 1061 -> 1114 TFLOP/s, 8192^3 1063 -> 1098 against 128x128 tiles with two sets of products.
+  // cores meanwhile. The wider tile halves the loads of A from L2 (one A tile per 256 columns of D):
+  // H200, 2026-12-04, e4m3 NT graph 4096^3 1061 -> 1114 TFLOP/s, 8192^3 1063 -> 1098 against 128x128
+  // tiles with two sets of products. A K block's scales are loaded two K blocks ahead, into one of
+  // two sets used in turn, and their products taken before its MMAs: loaded one K block ahead and
+  // copied, the copy waited for the load (ncu, 2026-12-04: 3% of the samples).
   __device__ __forceinline__ static void block_scaled_halves_loop(const gemm_params& p, const persistent_tiles<kCluster>& tile,
                                                                   float (&acc)[kMmaM][kAccRegs], char* smem, unsigned long long* full,
                                                                   unsigned long long* empty, stage_ring& ring, int consumer, int warp,
                                                                   int lane) {
     float part[kAccRegs / 2];
-    block_scales scales, ahead;
     const operand_descriptors descs(smem, consumer);
-    block_scale_cursor cursor(p, tile, tile.kb_begin, consumer, warp, lane);
-    if (tile.kb_begin >= tile.kb_end) return;
-    cursor.next(p, ahead, true, 1);
-    for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
-      scales = ahead;
+    block_scale_cursor cursor(p, tile, tile.kb_begin, 1, consumer, warp, lane);
+    const int kb_end = tile.kb_end;
+    if (tile.kb_begin >= kb_end) return;
+    block_scales scales0, scales1;
+    cursor.next(scales0, tile.kb_begin + 1 < kb_end);
+    cursor.next(scales1, tile.kb_begin + 2 < kb_end);
+    // K block kb, whose scales are in `scales`; after their products are taken, the set is loaded
+    // with K block kb + 2's.
+    auto k_block = [&](int kb, block_scales& scales) {
+      const float f00 = scales.row[0][0] * scales.col[0], f01 = scales.row[0][1] * scales.col[0];
+      const float f10 = scales.row[0][0] * scales.col[1], f11 = scales.row[0][1] * scales.col[1];
       sm90::mbarrier_wait(&full[ring.stage], ring.phase);
       const auto at = descs.at(ring.stage);
 #pragma unroll
@@ -563,13 +571,18 @@ template <class Cfg> struct gemm_wgmma {
         for (int kk = 0; kk < BK / KK; ++kk)
           sm90::wgmma_op<128, Input>::template run<0, 0>(part, at.a_at(0, kk), at.b_at(kk, h * 128), kk > 0 ? 1 : 0);
         sm90::wgmma_commit_group();
-        if (h == 0) cursor.next(p, ahead, kb + 1 < tile.kb_end, 1);
+        if (h == 0) cursor.next(scales, kb + 3 < kb_end);
         sm90::wgmma_wait_group<0>();
         if (h == 1 && lane == 0) release_stage(&empty[ring.stage]);  // both halves' MMAs are done
         sm90::accumulator_fence(part);
-        add_scaled_products<128>(acc[0] + h * 64, part, scales.row[0][0] * scales.col[h], scales.row[0][1] * scales.col[h]);
+        add_scaled_products<128>(acc[0] + h * 64, part, h == 0 ? f00 : f10, h == 0 ? f01 : f11);
       }
       ring.advance<STAGES>();
+    };
+    for (int kb = tile.kb_begin; kb < kb_end; kb += 2) {
+      k_block(kb, scales0);
+      if (kb + 1 >= kb_end) break;
+      k_block(kb + 1, scales1);
     }
   }
 

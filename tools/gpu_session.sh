@@ -13,7 +13,7 @@
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
-#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves)
+#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1322,6 +1322,63 @@ for what in "$@"; do
           --runs 3 --group-ms 20 --rounds 3
       done
       step bs_test 4 timeout 120 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8GemmGpu.BlockScales'
+      ;;
+    i15-turns)
+      # Issue 15: the two consumers of block-scaled 128x256 tiles issuing their halves' MMAs in strict
+      # turns (two named barriers; run 2026-12-04 21:13Z, then dropped: slower) against eb9584c
+      # (build/variants/base), as the heuristic's default; per-tensor e4m3 tiles at the large, 128-row
+      # and decode shapes; the GPU suite on the tree.
+      o="--runs 3 --group-ms 20 --rounds 3"
+      step bs_test 4 timeout 200 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8*'
+      for meth in graph stream; do
+        for v in new base; do
+          variant_cli $v
+          step "t_${v}_bs_$meth" 6 "${run[@]}" bench gemm --dtype e4m3 --layout NT $o --method $meth --block-scales \
+            --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192
+        done
+        step "t_pt_large_$meth" 14 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT $o --method $meth \
+          --shapes 4096x4096x4096,8192x8192x8192 -c default,wgmma:128x256x128:64x256:4,wgmma:128x256x128:64x256:3:c2,wgmma:256x128x128:128x128:3,wgmma:128x128x128:128x128:4:pp
+        step "t_pt_small_$meth" 14 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT $o --method $meth \
+          --shapes 128x8192x8192 -c default,wgmma:64x128x128:64x128:8:c2,wgmma:128x64x128:64x64:8,wgmma:64x256x128:64x256:4,wgmma:64x128x256:64x128:4
+        step "t_pt_decode_$meth" 8 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT $o --method $meth \
+          --shapes 16x8192x8192 -c default,wgmma:64x32x256:64x32:8:sw
+      done
+      gather_logs t_ i15_turns_bench.txt
+      step gpu_suite 6 ctest --test-dir build -L gpu -j 16 --timeout 300
+      ;;
+    i15-c2prof)
+      # Issue 15: block-scaled 128x128 tiles in clusters of two (B multicast; no spill since the
+      # warp-uniform index) against the heuristic's 128x256 halves; ncu per SASS instruction of the
+      # halves kernel and of the per-tensor kernel on the same tiles.
+      o="--runs 3 --group-ms 20 --rounds 3"
+      for meth in graph stream; do
+        step "c2_bs_$meth" 12 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT $o --method $meth --block-scales \
+          --shapes 4096x4096x4096,8192x8192x8192 -c default,wgmma:128x128x128:64x128:4:c2,wgmma:128x128x128:64x128:5:c2,wgmma:128x128x128:64x128:6:c2,wgmma:128x128x128:64x128:4
+      done
+      gather_logs c2_ i15_c2_bench.txt
+      g="gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype e4m3 --bench --runs 3 -c wgmma:128x256x128:64x256:3"
+      src_prof pf_halves "$bin/tilejit" $g --block-scales
+      src_prof pf_tensor "$bin/tilejit" $g
+      cat "$out"/pf_*.log >"$out/i15_c2prof.txt" && rm -f "$out"/pf_*.log
+      gzip -f "$out"/pf_*.sass.csv
+      ;;
+    i15-ahead)
+      # Issue 15: block scales of the 128x256 halves loop loaded two K blocks ahead into two sets used in
+      # turn (the working tree) against eb9584c (build/variants/base); issue 14: ping-pong against the
+      # default with bodies that read an M x N input, stream (i14-pp3 ran graph).
+      o="--runs 3 --group-ms 20 --rounds 3"
+      step bs_test 4 timeout 200 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8GemmGpu.BlockScales:Fp8GemmGpu.EveryPairLayoutAndOddSize'
+      for meth in graph stream; do
+        for v in new base; do
+          variant_cli $v
+          step "a_${v}_bs_$meth" 6 "${run[@]}" bench gemm --dtype e4m3 --layout NT $o --method $meth --block-scales \
+            --shapes 4096x4096x4096,8192x8192x8192,6144x6144x6144,128x8192x8192
+        done
+      done
+      step a_pp_stream 70 "$bin/tilejit" bench gemm --dtype bf16 --method stream --layout NT,NN,TN \
+        --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192,12288x4096x4096 -c default,wgmma:128x128x64:128x128:5:pp \
+        -e 'd = acc * scale[m] + residual' -e 'd = gelu(acc + bias[n]) + residual' $o
+      gather_logs a_ i15_ahead_bench.txt
       ;;
     *) echo "unknown step $what" ;;
   esac
