@@ -13,7 +13,7 @@
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
-#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead)
+#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1379,6 +1379,27 @@ for what in "$@"; do
         --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192,12288x4096x4096 -c default,wgmma:128x128x64:128x128:5:pp \
         -e 'd = acc * scale[m] + residual' -e 'd = gelu(acc + bias[n]) + residual' $o
       gather_logs a_ i15_ahead_bench.txt
+      ;;
+    i14-pprule)
+      # The twenty-third session's final code: the GPU suite; the heuristic's ping-pong for bodies that
+      # read an M x N input (default) beside the 128x256 tiles it replaces, K = 4096, four layouts;
+      # float64 checks and memcheck of the default with such bodies.
+      step gpu_suite 6 ctest --test-dir build -L gpu -j 16 --timeout 300
+      for meth in graph stream; do
+        step "r_pp_$meth" 40 "$bin/tilejit" bench gemm --dtype bf16 --method $meth --layout NT,NN,TN,TT \
+          --shapes 4096x4096x4096,12288x4096x4096 -c default,wgmma:128x256x64:64x256:4 \
+          -e 'd = acc * scale[m] + residual' -e 'd = gelu(acc + bias[n]) + residual' --runs 3 --group-ms 20 --rounds 3
+      done
+      {
+        for lay in NT NN TN TT; do
+          "$bin/tilejit" gemm --m 4096 --n 4096 --k 4096 --dtype bf16 --layout $lay --check -e 'd = acc * scale[m] + residual' 2>&1 |
+            grep -E "config|check" | tr '\n' ' '; echo " <- $lay"
+        done
+        timeout 150 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/tilejit" gemm --check --m 4096 --n 4000 --k 1000 --dtype f16 \
+          --layout TN -e 'd = gelu(acc + bias[n]) * scale[m] + residual' 2>&1 | grep -E "config|check:|ERROR SUMMARY" | tr '\n' ' '; echo " <- memcheck"
+      } >"$out/r_checks.log" 2>&1
+      cat "$out/r_checks.log"
+      gather_logs r_ i14_pprule.txt
       ;;
     *) echo "unknown step $what" ;;
   esac

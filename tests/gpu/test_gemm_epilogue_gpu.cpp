@@ -182,6 +182,8 @@ TEST_F(GemmEpilogueGpu, EveryKindAndLayout) {
     cases.push_back({std::string("mma_") + l, 200, 136, 96, 1, l, Layout::row_major, "mma:128x128x32:64x32:3"});
     cases.push_back({std::string("simt_") + l, 130, 70, 40, 1, l, Layout::row_major, "simt:64x64x8:32x16:2"});
     cases.push_back({std::string("wgmma_col_d_") + l, 384, 256, 128, 1, l, Layout::col_major});  // swapped: D^T through TMA
+    // Ping-pong, the heuristic's pick for large bodies that read an M x N input (edges and a short last tile).
+    cases.push_back({std::string("wgmma_pp_") + l, 520, 392, 264, 1, l, Layout::row_major, "wgmma:128x128x64:128x128:5:pp"});
   }
   cases.push_back({"decode_16", 16, 4096, 512, 1, "NT"});        // swapped decode shape
   cases.push_back({"decode_1", 1, 2048, 1024, 1, "NN"});
