@@ -13,7 +13,7 @@
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
-#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule)
+#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1400,6 +1400,25 @@ for what in "$@"; do
       } >"$out/r_checks.log" 2>&1
       cat "$out/r_checks.log"
       gather_logs r_ i14_pprule.txt
+      ;;
+    i15-mainloop2)
+      # Issue 15 (next session): the block-scaled main loop of 128x128 and 64x128 tiles with two sets of
+      # scales loaded two K blocks ahead (docs/experiments/block_scale_main_loop_two_sets.diff, applied
+      # to a copy of the templates in build/variants/ml2) against the committed one; its Fp8 tests.
+      rm -rf build/variants/ml2 && mkdir -p build/variants && cp -r kernels_templates build/variants/ml2 &&
+        git apply -p2 --directory=build/variants/ml2 docs/experiments/block_scale_main_loop_two_sets.diff || { echo "patch failed"; continue; }
+      o="--runs 3 --group-ms 20 --rounds 3"
+      for meth in graph stream; do
+        for v in new ml2; do
+          variant_cli $v
+          step "m_${v}_bs_$meth" 8 "${run[@]}" bench gemm --dtype e4m3 --layout NT $o --method $meth --block-scales \
+            --shapes 128x8192x8192,256x7168x4096,2048x2048x2048,4096x4096x4096 -c default,wgmma:128x128x128:64x128:4
+        done
+      done
+      gather_logs m_ i15_mainloop2_bench.txt
+      variant_cli ml2
+      step ml2_tests 4 env TILEJIT_TEMPLATE_DIR="$root/build/variants/ml2" timeout 200 "$bin/tilejit_gpu_tests" \
+        --gtest_filter='Fp8GemmGpu.BlockScales:Fp8GemmGpu.EveryPairLayoutAndOddSize'
       ;;
     *) echo "unknown step $what" ;;
   esac
