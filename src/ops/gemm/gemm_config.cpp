@@ -509,6 +509,18 @@ GemmConfig choose_config(const GemmProblem& p, const std::string& arch, int sms,
         c.split_k = static_cast<int>(std::clamp<long long>(sms / tiles, 1, std::min<long long>(4, ktiles / 8)));
         if (c.split_k > 1) reason += fmt::format(", split-K {} ({} tiles for {} SMs)", c.split_k, tiles, sms);
       }
+      // Whether a replacement for c is valid for p and fits the target's shared memory (`what` names
+      // it in the debug log where it is not).
+      auto fits = [&](const GemmConfig& cand, const char* what) {
+        try {
+          const GemmProblem cq = ops::wgmma_kernel_problem(cand, p);
+          validate_wgmma_config(cand, cq, arch);
+          return ops::gemm_shared_bytes(cand, cq) <= ops::arch_shared_memory_limit(arch);
+        } catch (const InvalidArgument& e) {
+          util::log().debug("GEMM heuristic: no {} ({})", what, e.what());
+          return false;
+        }
+      };
       // An epilogue that reads an M x N input (a residual) in 128x256 tiles: both consumers wait for
       // its reads while the tensor cores idle. Ping-pong consumers take turns, one's epilogue running
       // beside the other's MMAs, at a cost of about 2.5% in the main loop (128x128 tiles), which the
@@ -521,14 +533,9 @@ GemmConfig choose_config(const GemmProblem& p, const std::string& arch, int sms,
           c.cluster == 1 && c.split_k == 1 && p.d.layout == Layout::row_major) {
         GemmConfig pp{GemmKind::wgmma, 128, 128, bk, 128, 128, 5};
         pp.pingpong = true;
-        try {
-          validate_wgmma_config(pp, ops::wgmma_kernel_problem(pp, p), arch);
-          if (ops::gemm_shared_bytes(pp, ops::wgmma_kernel_problem(pp, p)) <= ops::arch_shared_memory_limit(arch)) {
-            c = pp;
-            reason = "wgmma, large, the epilogue reads an M x N input: 128x128 ping-pong tiles, 5 stages";
-          }
-        } catch (const InvalidArgument& e) {
-          util::log().debug("GEMM heuristic: no ping-pong for the epilogue's input ({})", e.what());
+        if (fits(pp, "ping-pong for the epilogue's input")) {
+          c = pp;
+          reason = "wgmma, large, the epilogue reads an M x N input: 128x128 ping-pong tiles, 5 stages";
         }
       }
       // No tail split (tS) here: on the H200 it made 12288x4096x4096 and 8192^3 1-3% slower, not
@@ -537,15 +544,9 @@ GemmConfig choose_config(const GemmProblem& p, const std::string& arch, int sms,
       // fits shared memory; `what` says why in the heuristic's reason.
       auto take_cluster = [&](GemmConfig pair, const std::string& what) {
         pair.cluster = 2;
-        try {
-          const GemmProblem pq = ops::wgmma_kernel_problem(pair, p);
-          validate_wgmma_config(pair, pq, arch);
-          if (ops::gemm_shared_bytes(pair, pq) > ops::arch_shared_memory_limit(arch)) return;
-          c = pair;
-          reason += "; B's lines off " + what;
-        } catch (const InvalidArgument& e) {
-          util::log().debug("GEMM heuristic: no cluster for B's lines ({})", e.what());
-        }
+        if (!fits(pair, "cluster for B's lines")) return;
+        c = pair;
+        reason += "; B's lines off " + what;
       };
       if (small_tiles && c.split_k == 1 && dtype_size(p.a.dtype) == 2 && ops::b_lines_off_sectors(q)) {
         // B's lines start off 32-byte boundaries (ld 1000): TMA reads them at about half its rate.
