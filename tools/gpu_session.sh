@@ -13,7 +13,8 @@
 #                                   i12-small-tune i14-memcheck i16-heldout i16-c2 i18-runtimes
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
-#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2)
+#                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
+#                                   i14-probe i15-split i12-small-sweep i24-final)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1419,6 +1420,62 @@ for what in "$@"; do
       variant_cli ml2
       step ml2_tests 4 env TILEJIT_TEMPLATE_DIR="$root/build/variants/ml2" timeout 200 "$bin/tilejit_gpu_tests" \
         --gtest_filter='Fp8GemmGpu.BlockScales:Fp8GemmGpu.EveryPairLayoutAndOddSize'
+      ;;
+    i14-probe)
+      # Issue 14 (twenty-fourth session): does ping-pong hide its epilogue? The cost of one and of three
+      # GELUs in ping-pong 128x128 and the cooperative 128x256 (hidden: about flat; exposed: about 3x);
+      # ncu per SASS instruction of ping-pong with and without GELU at 4096^3.
+      step pb_graph 40 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT --shapes 4096x4096x4096,8192x8192x8192 \
+        -c default,wgmma:128x128x64:128x128:5:pp -e none -e 'd = gelu(acc + bias[n])' -e 'd = gelu(gelu(gelu(acc + bias[n])))' \
+        -e 'd = acc + residual' --runs 3 --group-ms 20 --rounds 3
+      gather_logs pb_ i14_probe_bench.txt
+      g="gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype bf16 --bench --runs 3 -c wgmma:128x128x64:128x128:5:pp"
+      src_prof pq_pp_gelu "$bin/tilejit" $g -e 'd = gelu(acc + bias[n])'
+      src_prof pq_pp_plain "$bin/tilejit" $g
+      cat "$out"/pq_*.log >"$out/i14_probe_ncu.txt" && rm -f "$out"/pq_*.log
+      gzip -f "$out"/pq_*.sass.csv
+      ;;
+    i15-split)
+      # Issues 15 and 12 (twenty-fourth session): 128-row problems on 128x128 tiles with split-K 2 (two
+      # consumers an SM, a third less L2 traffic an SM than 64x128 tiles) beside the defaults.
+      o="--runs 3 --group-ms 20 --rounds 3"
+      for meth in graph stream; do
+        step "sp_e4m3_$meth" 10 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT $o --method $meth --shapes 128x8192x8192 \
+          -c default,wgmma:128x128x128:64x128:4:k2,wgmma:128x128x128:64x128:6:k2,wgmma:128x256x128:64x256:3:k2
+        step "sp_bf16_$meth" 10 "$bin/tilejit" bench gemm --dtype bf16 --layout NT $o --method $meth --shapes 128x8192x8192 \
+          -c default,wgmma:128x128x64:64x128:6:k2,wgmma:128x128x64:64x128:4:k2
+      done
+      gather_logs sp_ i15_split_bench.txt
+      ;;
+    i12-small-sweep)
+      # Issue 12 (twenty-fourth session): 1000^3 and 2000^3 (B's lines off 32-byte boundaries) under
+      # graph replay and on a stream: K halves, two consumers on 128x64 / 128x128 tiles and 128x64
+      # clusters beside the heuristic's 64x128 clusters of two.
+      o="--runs 3 --group-ms 20 --rounds 3"
+      both="wgmma:64x128x128:64x128:4:kh,wgmma:64x128x64:64x128:8:kh,wgmma:64x128x64:64x128:8,wgmma:128x128x64:64x128:4,wgmma:128x64x64:64x64:8"
+      for meth in graph stream; do
+        step "ss_kb_$meth" 40 "$bin/tilejit" bench gemm --dtype bf16 --method $meth --layout NT,TT $o --shapes 1000x1000x1000,2000x2000x2000 \
+          -c default,$both,wgmma:128x64x128:64x64:4:c2,wgmma:128x64x64:64x64:8:c2
+        step "ss_kr_$meth" 30 "$bin/tilejit" bench gemm --dtype bf16 --method $meth --layout NN,TN $o --shapes 1000x1000x1000,2000x2000x2000 \
+          -c default,$both
+      done
+      gather_logs ss_ i12_small_sweep.txt
+      ;;
+    i24-final)
+      # The twenty-fourth session's final code (the ping-pong rule for M x N inputs withdrawn): the GPU
+      # suite; the default with such bodies (128x256 again) beside cuBLAS; memcheck with its reports
+      # kept; the names and launch shapes of cuBLAS / cuBLASLt's kernels, plain and with bias + GELU.
+      step gpu_suite 6 ctest --test-dir build -L gpu -j 16 --timeout 300
+      step f_default 12 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,TN --shapes 4096x4096x4096,12288x4096x4096 \
+        -e 'd = acc * scale[m] + residual' -e 'd = gelu(acc + bias[n])' --runs 3 --group-ms 20 --rounds 3
+      timeout 150 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --check --m 4096 --n 4000 --k 1000 --dtype f16 --layout TN \
+        -e 'd = gelu(acc + bias[n]) * scale[m] + residual' >"$out/f_memcheck.log" 2>&1
+      grep -E "config|check:|ERROR SUMMARY|Program hit|=========     " "$out/f_memcheck.log" | head -20
+      timeout 120 ncu --clock-control none -k regex:'^(nvjet|sm90|cutlass|void cutlass|ampere|xmma)' --section LaunchStats -c 6 \
+        "$bin/tilejit" bench gemm --dtype bf16 --method synced --layout NT --shapes 4096x4096x4096 -e none -e 'd = gelu(acc + bias[n])' \
+        --runs 1 >"$out/f_ltnames.log" 2>&1
+      grep -E "^  [^ ].*\(|Registers Per|Dynamic Shared|Block Size|Grid Size|Cluster Size" "$out/f_ltnames.log" | head -60
+      gather_logs f_ i24_final.txt
       ;;
     *) echo "unknown step $what" ;;
   esac

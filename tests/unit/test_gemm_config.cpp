@@ -704,10 +704,10 @@ TEST(GemmHeuristic, TileWidthByWaves) {
   EXPECT_EQ(choose_gemm_config(problem(DType::bf16, MathMode::exact, 3072, 3072, 3072), "sm_80", 108).kind, GemmKind::mma);
 }
 
-TEST(GemmHeuristic, PingPongWhereTheEpilogueReadsAnMxNInputAndKIsShort) {
-  // 16-bit, 128x256 tiles, K <= 4096, D row-major, a body reading an M x N input (a residual):
-  // 128x128 ping-pong, whose consumers' epilogues run beside each other's MMAs. Not without such an
-  // input, not for a longer K, not for a column-major D, not for 8-bit inputs.
+TEST(GemmHeuristic, EpiloguesReadingAnMxNInputKeepTheCooperativeTiles) {
+  // A body reading an M x N input (a residual) keeps the 128x256 tiles of the plain GEMM: 128x128
+  // ping-pong won on the H200 but lost 5-15% on an H100 (docs/benchmarks.md, 2026-12-05), so it is
+  // left to tuning. Ping-pong stays a valid configuration for such a problem.
   auto with_residual = [](GemmProblem p) {
     p.epilogue.body = "d = acc + residual";
     p.epilogue.inputs = {{"residual", MatrixRef{1 << 24, p.d.dtype, Layout::row_major}}};
@@ -718,27 +718,16 @@ TEST(GemmHeuristic, PingPongWhereTheEpilogueReadsAnMxNInputAndKIsShort) {
       GemmProblem p = problem(DType::bf16, MathMode::exact, shape[0], shape[1], shape[2]);
       p.a.layout = layout[0] == 'N' ? Layout::row_major : Layout::col_major;
       p.b.layout = layout[1] == 'N' ? Layout::row_major : Layout::col_major;
-      std::string why;
       const GemmConfig plain = choose_gemm_config(p, "sm_90a", 132);
       EXPECT_EQ(plain.to_string(), "wgmma:128x256x64:64x256:4") << layout;
       const GemmProblem r = with_residual(p);
-      const GemmConfig c = choose_gemm_config(r, "sm_90a", 132, &why);
-      EXPECT_EQ(c.to_string(), "wgmma:128x128x64:128x128:5:pp") << layout << ": " << why;
-      EXPECT_NE(why.find("M x N input"), std::string::npos) << why;
-      EXPECT_NO_THROW(validate_gemm_config(c, r, "sm_90a"));
-      GemmProblem col = r;
-      col.d.layout = Layout::col_major;
-      EXPECT_FALSE(choose_gemm_config(col, "sm_90a", 132).pingpong) << layout;
+      std::string why;
+      EXPECT_EQ(choose_gemm_config(r, "sm_90a", 132, &why).to_string(), plain.to_string()) << layout << ": " << why;
+      GemmConfig pp{GemmKind::wgmma, 128, 128, 64, 128, 128, 5};
+      pp.pingpong = true;
+      EXPECT_NO_THROW(validate_gemm_config(pp, r, "sm_90a")) << layout;
     }
   }
-  GemmProblem vector_only = problem(DType::bf16, MathMode::exact, 4096, 4096, 4096);
-  vector_only.epilogue.body = "d = gelu(acc + bias[n])";
-  vector_only.epilogue.vectors = {{"bias", 1 << 20, DType::f32, EpilogueAxis::column}};
-  EXPECT_FALSE(choose_gemm_config(vector_only, "sm_90a", 132).pingpong);
-  EXPECT_FALSE(choose_gemm_config(with_residual(problem(DType::f16, MathMode::exact, 8192, 8192, 8192)), "sm_90a", 132).pingpong);
-  GemmProblem fp8 = with_residual(problem(DType::e4m3, MathMode::exact, 4096, 4096, 4096));
-  fp8.b.layout = Layout::col_major, fp8.d.dtype = DType::bf16;
-  EXPECT_FALSE(choose_gemm_config(fp8, "sm_90a", 132).pingpong);
 }
 
 TEST(GemmHeuristic, ColumnMajorDIsComputedAsRowMajorDTransposed) {

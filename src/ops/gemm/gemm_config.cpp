@@ -363,10 +363,9 @@ GemmConfig fewer_waves_tile(const GemmConfig& c, const GemmProblem& p, const std
   }
   return best;
 }
+}  // namespace
 
-// d_transposed: p is the swapped problem of a column-major D (its D^T), whose kernel stores through
-// the other orientation: the ping-pong rule below was measured slower there.
-GemmConfig choose_config(const GemmProblem& p, const std::string& arch, int sms, std::string* why, bool d_transposed) {
+GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int sms, std::string* why) {
   require_8bit_target(p, arch);
   const bool eight_bit = ops::is_8bit_float(p.a.dtype);
   const long long batches = std::max<std::int64_t>(1, p.batch);
@@ -421,7 +420,7 @@ GemmConfig choose_config(const GemmProblem& p, const std::string& arch, int sms,
   const bool swap_for_tf32 = transposes_swapped < transposes_here && p.m >= 128 && p.n >= 128;
   if (wgmma_inputs && !block_scales && (swap_for_d || swap_for_tf32)) {
     std::string inner;
-    GemmConfig s = choose_config(ops::swapped_ab(p), arch, sms, &inner, true);
+    GemmConfig s = choose_gemm_config(ops::swapped_ab(p), arch, sms, &inner);
     if (s.kind == GemmKind::wgmma) {
       s.swap_ab = !s.swap_ab;
       try {
@@ -521,23 +520,13 @@ GemmConfig choose_config(const GemmProblem& p, const std::string& arch, int sms,
           return false;
         }
       };
-      // An epilogue that reads an M x N input (a residual) in 128x256 tiles: both consumers wait for
-      // its reads while the tensor cores idle. Ping-pong consumers take turns, one's epilogue running
-      // beside the other's MMAs, at a cost of about 2.5% in the main loop (128x128 tiles), which the
-      // epilogue's share outweighs where K is short. H200 bf16, NT / NN / TN, `d = acc * scale[m] +
-      // residual` and `d = gelu(acc + bias[n]) + residual`, 128x128 ping-pong against 128x256: stream
-      // (2026-12-04 22:29Z) +2.1% to +8.7% in all 12 cells with K = 4096 (4096^3, 12288x4096x4096),
-      // -7.2% to +5.8% at 6144^3 and 8192^3; graph (18:56Z) +1.8% to +7.8% in 9 of 12 cells with the
-      // second body; -7 to -14% with a column-major D (docs/benchmarks.md).
-      if (!eight_bit && !d_transposed && dtype_size(p.a.dtype) == 2 && !p.epilogue.inputs.empty() && p.k <= 4096 && c.bm == 128 && c.bn == 256 &&
-          c.cluster == 1 && c.split_k == 1 && p.d.layout == Layout::row_major) {
-        GemmConfig pp{GemmKind::wgmma, 128, 128, bk, 128, 128, 5};
-        pp.pingpong = true;
-        if (fits(pp, "ping-pong for the epilogue's input")) {
-          c = pp;
-          reason = "wgmma, large, the epilogue reads an M x N input: 128x128 ping-pong tiles, 5 stages";
-        }
-      }
+      // No ping-pong for epilogues that read an M x N input (a residual), although its consumers'
+      // epilogues run beside each other's MMAs: 128x128 ping-pong against 128x256, bf16, K = 4096,
+      // `d = acc * scale[m] + residual` and `d = gelu(acc + bias[n]) + residual`, gained 2.1-8.7% on
+      // the H200 (stream, 2026-12-04 22:29Z) but lost 5-15% at 12288x4096x4096 in all 16 cells and
+      // -9% to +5% at 4096^3 on an H100 (graph and stream, 2026-12-05 19:1xZ; docs/benchmarks.md). A
+      // rule that costs one Hopper part 15% to give the other 9% is not a default; `tilejit tune`
+      // measures ping-pong on the device at hand.
       // No tail split (tS) here: on the H200 it made 12288x4096x4096 and 8192^3 1-3% slower, not
       // faster (run 2026-11-29 22:34Z, docs/benchmarks.md).
       // Clusters of two for a B whose lines TMA reads slowly: `pair` replaces c where it is valid and
@@ -612,12 +601,6 @@ GemmConfig choose_config(const GemmProblem& p, const std::string& arch, int sms,
   while (ops::gemm_shared_bytes(c, p) > ops::arch_shared_memory_limit(arch) && c.stages > 2) --c.stages;
   if (why) *why = reason;
   return c;
-}
-
-}  // namespace
-
-GemmConfig choose_gemm_config(const GemmProblem& p, const std::string& arch, int sms, std::string* why) {
-  return choose_config(p, arch, sms, why, false);
 }
 
 }  // namespace tilejit
