@@ -166,11 +166,14 @@ template <class Cfg> struct gemm_wgmma {
   // 384 threads, 128 x 40 + 256 x 232 fits the 64K register file. Block-scaled kernels hold a
   // second accumulator set (the promoted sums) and spilled at 232 (92 bytes in 128x128x128; 28 in
   // a lone consumer's 64x128x128 at 240): there the producer keeps 24 and the consumers take 240
-  // (128 x 24 + 256 x 240 is exactly what the producer's release leaves) or 256 alone. Producers
-  // of clusters spill at 24, so clusters keep 40 / 232.
+  // (128 x 24 + 256 x 240 is exactly what the producer's release leaves) or 256 alone; three
+  // block-scaled consumers take 160 (128 x 24 + 384 x 160 = 64512). Producers of clusters spill at
+  // 24, so clusters keep 40 / 232.
   enum : bool { kMostRegisters = kBlockScaled && kCluster == 1 };
-  enum : int { kProducerRegs = kConsumers == 2 && kMostRegisters ? 24 : 40 };
-  enum : int { kConsumerRegs = kConsumers == 1 ? (kMostRegisters ? 256 : 240) : kConsumers == 2 ? (kMostRegisters ? 240 : 232) : 152 };
+  enum : int { kProducerRegs = kConsumers >= 2 && kMostRegisters ? 24 : 40 };
+  enum : int { kConsumerRegs = kConsumers == 1   ? (kMostRegisters ? 256 : 240)
+                               : kConsumers == 2 ? (kMostRegisters ? 240 : 232)
+                                                 : (kMostRegisters ? 160 : 152) };
 
   enum : bool { A_K = Cfg::A_ROW, B_K = !Cfg::B_ROW };  // K-major operands
   enum : int { kMnChunkElems = 128 / int(sizeof(T)) };     // MN elements per 128-byte swizzle row
@@ -202,15 +205,17 @@ template <class Cfg> struct gemm_wgmma {
                 "gemm_wgmma: BN is 64, 128, 192 or 256, or 16 or 32 without a cluster (swapped decode shapes)");
   static_assert(!Cfg::D_TMA || kChunks >= 1, "gemm_wgmma: TMA stores of D take whole 128-byte chunks of a tile row");
   static_assert(kMmaM * kAccRegs <= 128, "gemm_wgmma: at most 128 accumulator registers per thread");
-  // Block scales with BN = 256 (two of B's 128 x 128 scale blocks per tile, one m64 block per consumer):
-  // each K block's products are computed one 128-column half at a time into 64 registers and added
-  // before the next half's MMAs (see block_scaled_halves_loop), so 128 x 256 tiles fit.
-  enum : bool { kScaleHalves = kBlockScaled && BN == 256 };
-  enum : int { kScaleColumns = kScaleHalves ? 2 : 1 };  // B's scale blocks per tile
+  // Block scales with BN = 256 (two of B's 128 x 128 scale blocks per tile, one m64 block per consumer),
+  // or with three consumers of 64 x 128 (152-160 registers each): each K block's products are
+  // computed one 128-column block at a time into 64 registers and added before the next block's MMAs
+  // (see block_scaled_halves_loop), so such tiles fit.
+  enum : bool { kScaleHalves = kBlockScaled && (BN == 256 || (kConsumers == 3 && BN == 128)) };
+  enum : int { kScaleColumns = kScaleHalves ? BN / 128 : 1 };  // B's scale blocks per tile
   static_assert(!kBlockScaled || (sizeof(T) == 1 && BK == 128 &&
-                                  ((128 % BN == 0 && kMmaM * kAccRegs <= 64) || (kScaleHalves && kMmaM == 1 && !kKHalves))),
+                                  ((128 % BN == 0 && kMmaM * kAccRegs <= 64 && kConsumers <= 2) ||
+                                   (kScaleHalves && kMmaM == 1 && !kKHalves && !kPingpong))),
                 "gemm_wgmma: block scales take 8-bit inputs, BK = 128 (one scale block per stage), and BN dividing 128 with at most "
-                "64 accumulators (twice that in registers) or BN = 256 with WM = 64");
+                "64 accumulators (twice that in registers) and two consumers, or WM = 64 with BN = 256 or three consumers of BN = 128");
 
   // One stage's tile of an operand: K-major, kKAtoms boxes of {128 bytes of K, Rows}, each Rows x 128
   // bytes after the other; MN-major, Rows / 64 boxes of {64, BK}, each 64 x BK chunk after the other
@@ -550,7 +555,7 @@ template <class Cfg> struct gemm_wgmma {
                                                                   float (&acc)[kMmaM][kAccRegs], char* smem, unsigned long long* full,
                                                                   unsigned long long* empty, stage_ring& ring, int consumer, int warp,
                                                                   int lane) {
-    float part[kAccRegs / 2];
+    float part[64];  // one m64n128 block of products
     const operand_descriptors descs(smem, consumer);
     block_scale_cursor cursor(p, tile, tile.kb_begin, 1, consumer, warp, lane);
     const int kb_end = tile.kb_end;
@@ -561,12 +566,13 @@ template <class Cfg> struct gemm_wgmma {
     // K block kb, whose scales are in `scales`; after their products are taken, the set is loaded
     // with K block kb + 2's.
     auto k_block = [&](int kb, block_scales& scales) {
+      // Rows g and g + 8 of the first and the last 128-column block (one block: the same).
       const float f00 = scales.row[0][0] * scales.col[0], f01 = scales.row[0][1] * scales.col[0];
-      const float f10 = scales.row[0][0] * scales.col[1], f11 = scales.row[0][1] * scales.col[1];
+      const float f10 = scales.row[0][0] * scales.col[kScaleColumns - 1], f11 = scales.row[0][1] * scales.col[kScaleColumns - 1];
       sm90::mbarrier_wait(&full[ring.stage], ring.phase);
       const auto at = descs.at(ring.stage);
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
+      for (int h = 0; h < kScaleColumns; ++h) {
         sm90::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < BK / KK; ++kk)
@@ -574,7 +580,7 @@ template <class Cfg> struct gemm_wgmma {
         sm90::wgmma_commit_group();
         if (h == 0) cursor.next(scales, kb + 3 < kb_end);
         sm90::wgmma_wait_group<0>();
-        if (h == 1 && lane == 0) release_stage(&empty[ring.stage]);  // both halves' MMAs are done
+        if (h == kScaleColumns - 1 && lane == 0) release_stage(&empty[ring.stage]);  // every block's MMAs are done
         sm90::accumulator_fence(part);
         add_scaled_products<128>(acc[0] + h * 64, part, h == 0 ? f00 : f10, h == 0 ? f01 : f11);
       }

@@ -14,7 +14,7 @@
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
-#                                   i14-probe i15-split i12-small-sweep i24-final)
+#                                   i14-probe i15-split i12-small-sweep i24-final i15-three)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1471,11 +1471,31 @@ for what in "$@"; do
       timeout 150 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --check --m 4096 --n 4000 --k 1000 --dtype f16 --layout TN \
         -e 'd = gelu(acc + bias[n]) * scale[m] + residual' >"$out/f_memcheck.log" 2>&1
       grep -E "config|check:|ERROR SUMMARY|Program hit|=========     " "$out/f_memcheck.log" | head -20
-      timeout 120 ncu --clock-control none -k regex:'^(nvjet|sm90|cutlass|void cutlass|ampere|xmma)' --section LaunchStats -c 6 \
+      timeout 120 ncu --clock-control none -k regex:'^(nvjet|sm90|cutlass|void cutlass|ampere|xmma)' --section LaunchStats -c 40 \
         "$bin/tilejit" bench gemm --dtype bf16 --method synced --layout NT --shapes 4096x4096x4096 -e none -e 'd = gelu(acc + bias[n])' \
         --runs 1 >"$out/f_ltnames.log" 2>&1
-      grep -E "^  [^ ].*\(|Registers Per|Dynamic Shared|Block Size|Grid Size|Cluster Size" "$out/f_ltnames.log" | head -60
+      grep -E "^  [^ ].*\(" "$out/f_ltnames.log" | sed 's/, Context.*//' | sort | uniq -c
+      for meth in graph stream; do
+        step "f_e4m3_$meth" 6 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT --method $meth --shapes 16x8192x8192,4095x4095x4095 \
+          --runs 3 --group-ms 20 --rounds 3
+      done
       gather_logs f_ i24_final.txt
+      ;;
+    i15-three)
+      # Issue 15 (twenty-fourth session): block scales on 192x128 tiles of three consumers, each K block's
+      # products in one set of 64 registers (while one consumer waits for its MMAs and adds, two others'
+      # MMAs keep the tensor cores busy), beside the heuristic's 128x256 halves; per-tensor e4m3 of the
+      # same shapes for the ratio to tilejit's own rate; the block-scale GPU test.
+      o="--runs 3 --group-ms 20 --rounds 3"
+      for meth in graph stream; do
+        step "th_bs_$meth" 14 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT $o --method $meth --block-scales \
+          --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 \
+          -c default,wgmma:192x128x128:64x128:4,wgmma:192x128x128:64x128:3,wgmma:128x128x128:64x128:4
+        step "th_pt_$meth" 6 "$bin/tilejit" bench gemm --dtype e4m3 --layout NT $o --method $meth \
+          --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192
+      done
+      gather_logs th_ i15_three_bench.txt
+      step bs_test 4 timeout 200 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8GemmGpu.BlockScales'
       ;;
     *) echo "unknown step $what" ;;
   esac

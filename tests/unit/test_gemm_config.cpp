@@ -388,6 +388,9 @@ TEST(GemmProblem, EightBitBlockScales) {
   EXPECT_NE(broken_rule("wgmma:64x256x128:64x256:4", p).find("take 128-row tiles of two consumer warpgroups"), std::string::npos);
   EXPECT_NE(broken_rule("wgmma:128x256x128:64x256:3:c2", p).find("without pp, kh, clusters or K slices"), std::string::npos);
   EXPECT_NE(broken_rule("wgmma:128x256x128:64x256:3:k2", p).find("without pp, kh, clusters or K slices"), std::string::npos);
+  EXPECT_EQ(broken_rule("wgmma:192x128x128:64x128:4", p), "");  // three consumers, one 128-column block each
+  EXPECT_NE(broken_rule("wgmma:192x128x128:64x128:4:c2", p).find("without pp, kh, clusters or K slices"), std::string::npos);
+  EXPECT_NE(broken_rule("wgmma:192x64x128:64x64:4", p).find("with 3 consumer warpgroups take 192x128 tiles"), std::string::npos);
   EXPECT_NE(broken_rule("wgmma:128x192x128:64x192:3", p).find("not 192"), std::string::npos);
   EXPECT_NE(broken_rule("wgmma:64x16x128:64x16:8:sw", p).find("do not combine with swapped operands"), std::string::npos);
   EXPECT_NE(broken_rule("wgmma:128x128x128:128x128:4:pp", p).find("at most 64 fit"), std::string::npos);

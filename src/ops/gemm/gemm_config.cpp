@@ -196,14 +196,19 @@ void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std:
   if (p.scale_mode == ScaleMode::blocks) {
     // One K block of scales per stage; one B scale block per tile column; each K block's products
     // in registers of their own beside the accumulators.
-    // BN = 256 with WM = 64 computes each K block's products one 128-column half at a time (two
-    // consumers, each its own rows: the form measured and tested on the GPU).
-    const bool halves = c.bn == 256 && c.wm == 64;
-    if (halves && (c.bm != 128 || c.pingpong || c.k_halves || c.cluster > 1 || c.split_k > 1 || c.tail_split > 1))
-      broken(c, "block scales with BN = 256 take 128-row tiles of two consumer warpgroups, without pp, kh, clusters or K slices");
+    // BN = 256 with WM = 64, and three consumers of 64x128 (BM = 192), compute each K block's
+    // products one 128-column block at a time (each consumer its own rows, no pp, kh, clusters or K
+    // slices: the forms measured and tested on the GPU).
+    const bool three = c.bm == 192 && c.wm == 64 && c.bn == 128;
+    const bool halves = (c.bn == 256 && c.wm == 64) || three;
+    if (halves && ((c.bm != 128 && !three) || c.pingpong || c.k_halves || c.cluster > 1 || c.split_k > 1 || c.tail_split > 1))
+      broken(c, "block scales by 128-column blocks take 128-row tiles of two consumer warpgroups (BN = 256) or 192x128 tiles of "
+                "three, without pp, kh, clusters or K slices");
     if (c.bk != 128) broken(c, fmt::format("block scales (blocks of 128 along K) need BK = 128, not {}", c.bk));
     if (!halves && (c.bn > 128 || 128 % c.bn != 0))
       broken(c, fmt::format("block scales (128 x 128 blocks of B) need BN dividing 128 (or 256 with WM = 64), not {}", c.bn));
+    if (!halves && c.bm / c.wm > 2)
+      broken(c, fmt::format("block scales with {} consumer warpgroups take 192x128 tiles (WM = 64), not {}x{}", c.bm / c.wm, c.bm, c.bn));
     if (c.swap_ab) broken(c, "block scales do not combine with swapped operands (sw): A's and B's scale blocks differ");
     if (!halves && (c.wm / 64) * (c.bn / 2) > 64)
       broken(c, fmt::format("block scales keep a K block's products beside the accumulators: a {}x{} warpgroup tile needs {} of each, "
