@@ -14,7 +14,7 @@
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
-#                                   i14-probe i15-split i12-small-sweep i24-final i15-three)
+#                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1496,6 +1496,26 @@ for what in "$@"; do
       done
       gather_logs th_ i15_three_bench.txt
       step bs_test 4 timeout 200 "$bin/tilejit_gpu_tests" --gtest_filter='Fp8GemmGpu.BlockScales'
+      ;;
+    i24-memcheck)
+      # Parameter sizes read from the cubin (no failing cuFuncGetParamInfo probe): the GPU suite, then
+      # memcheck of a GEMM with an epilogue, a swapped decode GEMM, an 8-bit GEMM and an elementwise
+      # kernel, with every report kept.
+      step gpu_suite 6 ctest --test-dir build -L gpu -j 16 --timeout 300
+      {
+        timeout 150 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --check --m 4096 --n 4000 --k 1000 --dtype f16 --layout TN \
+          -e 'd = gelu(acc + bias[n]) * scale[m] + residual'
+        timeout 100 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --check --m 16 --n 4096 --k 4096 --dtype bf16 --layout NN
+        timeout 100 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --check --m 1000 --n 1000 --k 1000 --dtype e4m3 --layout NT --block-scales
+        timeout 100 compute-sanitizer --tool memcheck "$bin/tilejit" demo
+      } >"$out/mc_all.log" 2>&1
+      grep -E "config|check:|ERROR SUMMARY|Program hit" "$out/mc_all.log" | head -30
+      # Issue 14: cuBLASLt's shape (256x128 tiles, two consumers of 128x128, pairs) with and without
+      # the issue's bodies, beside the default 128x256 (4 and 3 stages: 256x128 fits 3).
+      step mc_tiles 60 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 \
+        -c default,wgmma:128x256x64:64x256:3,wgmma:256x128x64:128x128:3,wgmma:256x128x64:128x128:3:c2 -e none \
+        -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' --runs 3 --group-ms 20 --rounds 3
+      gather_logs mc_ i24_memcheck.txt
       ;;
     *) echo "unknown step $what" ;;
   esac

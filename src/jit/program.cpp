@@ -3,6 +3,7 @@
 // library's alike) before its one cuLaunchKernel(Ex).
 #include "jit/program.hpp"
 
+#include "jit/cubin_info.hpp"
 #include "jit/driver.hpp"
 #include "jit/launch.hpp"
 #include "util/files.hpp"
@@ -48,11 +49,17 @@ struct ProgramState {
       k.attributes.max_dynamic_shared_bytes = attr(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
       k.attributes.local_bytes = attr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
       k.attributes.max_threads_per_block = attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-      // The driver answers CUDA_ERROR_INVALID_VALUE past the last parameter.
-      for (std::size_t i = 0;; ++i) {
-        std::size_t offset = 0, size = 0;
-        if (api.cuFuncGetParamInfo(fn, i, &offset, &size) != CUDA_SUCCESS) break;
-        k.attributes.parameter_sizes.push_back(size);
+      // The parameters' sizes as the cubin records them; where it does not say, from the driver, which
+      // answers CUDA_ERROR_INVALID_VALUE past the last parameter (an error compute-sanitizer reports).
+      const jit::CompiledKernel& cubin = compiled->compiled();
+      if (auto sizes = jit::cubin_parameter_sizes(cubin.cubin, cubin.lowered_names[index])) {
+        k.attributes.parameter_sizes = std::move(*sizes);
+      } else {
+        for (std::size_t i = 0;; ++i) {
+          std::size_t offset = 0, size = 0;
+          if (api.cuFuncGetParamInfo(fn, i, &offset, &size) != CUDA_SUCCESS) break;
+          k.attributes.parameter_sizes.push_back(size);
+        }
       }
       k.fn = fn;
     });
