@@ -14,7 +14,7 @@
 #                                   i14-ppc2 i15-stages i15-profile i12-wave-probe i12-align i12-lsu i12-lsu-bench i12-packb i12-offsectors i12-offsectors2 i12-partial-waves i14-epi i12-trigger
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
-#                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck)
+#                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1516,6 +1516,30 @@ for what in "$@"; do
         -c default,wgmma:128x256x64:64x256:3,wgmma:256x128x64:128x128:3,wgmma:256x128x64:128x128:3:c2 -e none \
         -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' --runs 3 --group-ms 20 --rounds 3
       gather_logs mc_ i24_memcheck.txt
+      ;;
+    i24-staging)
+      # Not run yet: needs `git apply docs/experiments/d_staging_64_rows.diff` and a rebuild first (it
+      # changes the D tensor map's box on the host too). D staged and TMA-stored one m64 block of rows at
+      # a time (128-row consumers free 32 KB: ping-pong 128x128 takes 6 stages, 256x128 takes 4):
+      # float64 checks of 128-row-consumer kernels, then those beside the default, plain and with GELU + bias.
+      {
+        for spec in "4096 4096 4096 NT bf16 wgmma:128x128x64:128x128:6:pp none" \
+          "1001 777 515 NN bf16 wgmma:128x128x64:128x128:6:pp d=acc*scale[m]+residual" \
+          "1001 777 515 TN f16 wgmma:256x128x64:128x128:4 d=gelu(acc+bias[n])" \
+          "2048 2048 1024 NT bf16 wgmma:256x128x64:128x128:4:c2 d=acc*scale[m]+residual" \
+          "1000 1000 1000 NT e4m3 wgmma:256x128x128:128x128:3 none" \
+          "1003 515 777 TT bf16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual"; do
+          read -r m n k lay dt cfg body <<<"$spec"
+          ep=(); [ "$body" != none ] && ep=(-e "$body")
+          "$bin/tilejit" gemm --m $m --n $n --k $k --layout $lay --dtype $dt -c $cfg "${ep[@]}" --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
+          echo " <- $spec"
+        done
+      } >"$out/st_checks.log" 2>&1
+      cat "$out/st_checks.log"
+      step st_bench 24 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT --shapes 4096x4096x4096,8192x8192x8192 \
+        -c default,wgmma:128x128x64:128x128:5:pp,wgmma:128x128x64:128x128:6:pp,wgmma:256x128x64:128x128:4,wgmma:256x128x64:128x128:4:c2 \
+        -e none -e 'd = gelu(acc + bias[n])' --runs 3 --group-ms 20 --rounds 2
+      gather_logs st_ i24_staging.txt
       ;;
     *) echo "unknown step $what" ;;
   esac
