@@ -37,7 +37,8 @@ constexpr std::uint8_t kParameterBank = 0x0a;  // EIATTR_PARAM_CBANK: symbol, th
 }  // namespace
 
 std::optional<std::vector<std::size_t>> cubin_parameter_sizes(std::string_view cubin, std::string_view symbol) {
-  if (cubin.size() < 64 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0 || cubin[4] != 2 /* ELFCLASS64 */ || cubin[5] != 1 /* LE */)
+  constexpr std::string_view kMagic("\x7f""ELF", 4);
+  if (cubin.size() < 64 || cubin.substr(0, 4) != kMagic || cubin[4] != 2 /* ELFCLASS64 */ || cubin[5] != 1 /* little-endian */)
     return std::nullopt;
   std::uint64_t table = 0;
   std::uint16_t entry_size = 0, count = 0, names_index = 0;

@@ -207,8 +207,8 @@ TEST_F(Fp8GemmGpu, BlockScales) {
   const std::vector<std::array<std::int64_t, 3>> sizes{{1, 1, 1}, {7, 13, 5}, {65, 130, 257}, {300, 520, 200}, {1000, 1000, 1000}};
   for (const char* layout : {"NT", "NN", "TN", "TT", "NT:c"})
     for (auto [M, N, K] : sizes) expect_correct(rt, blocks(kE4, kE4, layout, M, N, K));
-  for (const char* cfg : {"wgmma:128x128x128:64x128:4", "wgmma:64x128x128:64x128:8", "wgmma:128x64x128:64x64:4", "wgmma:192x128x128:64x128:3", "wgmma:192x128x128:64x128:4",
-                          "wgmma:64x128x128:64x128:8:kh", "wgmma:128x128x128:64x128:4:k3", "wgmma:128x128x128:64x128:4:c2",
+  for (const char* cfg : {"wgmma:128x128x128:64x128:4", "wgmma:64x128x128:64x128:8", "wgmma:128x64x128:64x64:4", "wgmma:192x128x128:64x128:3",
+                          "wgmma:192x128x128:64x128:4", "wgmma:64x128x128:64x128:8:kh", "wgmma:128x128x128:64x128:4:k3", "wgmma:128x128x128:64x128:4:c2",
                           "wgmma:128x128x128:64x128:4:t2", "wgmma:128x256x128:64x256:3", "wgmma:128x256x128:64x256:4"}) {
     GemmConfig c = GemmConfig::parse(cfg);
     for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{300, 520, 200}, {1000, 1000, 1000}, {1536, 2048, 1024}})
