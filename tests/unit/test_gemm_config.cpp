@@ -936,6 +936,19 @@ TEST(GemmVariant, StagesADTmaCannotWriteWhenItPays) {
   EXPECT_GT(ops::gemm_shared_bytes(c, n), ops::gemm_shared_bytes(c, ops::normalized(small)));  // staging buffers
 }
 
+// A plan's shared memory holds D's staging buffers wherever some D pointer would use them: its
+// kernels for other pointers (GemmPlan::run) launch with the plan's shared memory.
+TEST(GemmVariant, SharedMemoryHoldsDStagingForAnyDPointer) {
+  const auto c = GemmConfig::parse("wgmma:128x256x64:64x256:4");
+  GemmProblem p = problem(DType::bf16, MathMode::exact, 320, 320, 512);  // too small to stage D for element stores
+  p.b.layout = Layout::col_major;
+  GemmProblem odd_d = p;
+  odd_d.d.ptr += 2;  // the plan's own D takes element stores; an aligned one takes TMA stores
+  EXPECT_FALSE(ops::gemm_variant(c, ops::normalized(odd_d)).d_tma);
+  EXPECT_TRUE(ops::gemm_variant(c, ops::normalized(p)).d_tma);
+  EXPECT_EQ(ops::gemm_shared_bytes(c, ops::normalized(odd_d)), ops::gemm_shared_bytes(c, ops::normalized(p)));
+}
+
 TEST(GemmConfig, KHalves) {
   auto c = GemmConfig::parse("wgmma:64x128x64:64x128:8:kh");
   EXPECT_TRUE(c.k_halves);

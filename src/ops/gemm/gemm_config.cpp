@@ -135,9 +135,13 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   // wgmma: the stages, their full/empty barriers, two 128-byte-wide staging buffers of WM rows per
   // consumer warpgroup for TMA stores, split-K flags, and 1 KB to align everything to the swizzle period.
+  // The staging buffers wherever some D pointer would use them: a plan's kernels for other pointers
+  // (GemmPlan::run) launch with the plan's shared memory, and one for a 16-byte aligned D stages it.
+  GemmProblem any_d = p;
+  any_d.d.ptr = 0;
   if (c.kind == GemmKind::wgmma)
     return c.stages * ((c.bm + c.bn) * c.bk * es + 16) +
-           std::max(wgmma_d_tma(c, p) ? (c.pingpong || c.k_halves ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0,
+           std::max(wgmma_d_tma(c, any_d) ? (c.pingpong || c.k_halves ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0,
                     c.k_halves ? c.wm * c.bn * 4 : 0) +  // K halves: one consumer's accumulators pass through it
            32 + 1024;  // + the ping-pong order barriers and the split-K flags
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
