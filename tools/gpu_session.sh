@@ -65,6 +65,23 @@ gather_logs() {
   for f in "$out/$1"*.log; do echo "#### $(basename "$f" .log)"; cat "$f"; done >>"$out/$2" && rm -f "$out/$1"*.log
 }
 
+# `tilejit gemm --check` (float64) of each spec "M N K LAYOUT DTYPE CONFIG BODY" (CONFIG `default`: the
+# heuristic; BODY `none`: no epilogue), one line each into $out/NAME.log, which is then printed.
+check_specs() {
+  local name="$1" spec m n k lay dt cfg body
+  shift
+  for spec in "$@"; do
+    read -r m n k lay dt cfg body <<<"$spec"
+    local cf=() ep=()
+    [ "$cfg" != default ] && cf=(-c "$cfg")
+    [ "$body" != none ] && ep=(-e "$body")
+    "$bin/tilejit" gemm --m "$m" --n "$n" --k "$k" --layout "$lay" --dtype "$dt" "${cf[@]}" "${ep[@]}" --check 2>&1 |
+      grep -E "config|check|rror" | tr '\n' ' '
+    echo " <- $spec"
+  done >"$out/$name.log" 2>&1
+  cat "$out/$name.log"
+}
+
 # Issue 16: `tilejit gemm --check` (float64) of each shape in each layout, bf16 and f16, one line
 # each in $out/NAME.log; prints the count of PASS and FAIL and the lines matching SHOW.
 check_shapes() {
@@ -1523,20 +1540,12 @@ for what in "$@"; do
       # changes the D tensor map's box on the host too). D staged and TMA-stored one m64 block of rows at
       # a time (128-row consumers free 32 KB: ping-pong 128x128 takes 6 stages, 256x128 takes 4):
       # float64 checks of 128-row-consumer kernels, then those beside the default, plain and with GELU + bias.
-      {
-        for spec in "4096 4096 4096 NT bf16 wgmma:128x128x64:128x128:6:pp none" \
-          "1001 777 515 NN bf16 wgmma:128x128x64:128x128:6:pp d=acc*scale[m]+residual" \
-          "1001 777 515 TN f16 wgmma:256x128x64:128x128:4 d=gelu(acc+bias[n])" \
-          "2048 2048 1024 NT bf16 wgmma:256x128x64:128x128:4:c2 d=acc*scale[m]+residual" \
-          "1000 1000 1000 NT e4m3 wgmma:256x128x128:128x128:3 none" \
-          "1003 515 777 TT bf16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual"; do
-          read -r m n k lay dt cfg body <<<"$spec"
-          ep=(); [ "$body" != none ] && ep=(-e "$body")
-          "$bin/tilejit" gemm --m $m --n $n --k $k --layout $lay --dtype $dt -c $cfg "${ep[@]}" --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
-          echo " <- $spec"
-        done
-      } >"$out/st_checks.log" 2>&1
-      cat "$out/st_checks.log"
+      check_specs st_checks "4096 4096 4096 NT bf16 wgmma:128x128x64:128x128:6:pp none" \
+        "1001 777 515 NN bf16 wgmma:128x128x64:128x128:6:pp d=acc*scale[m]+residual" \
+        "1001 777 515 TN f16 wgmma:256x128x64:128x128:4 d=gelu(acc+bias[n])" \
+        "2048 2048 1024 NT bf16 wgmma:256x128x64:128x128:4:c2 d=acc*scale[m]+residual" \
+        "1000 1000 1000 NT e4m3 wgmma:256x128x128:128x128:3 none" \
+        "1003 515 777 TT bf16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual"
       step st_bench 24 "$bin/tilejit" bench gemm --dtype bf16 --method graph --layout NT --shapes 4096x4096x4096,8192x8192x8192 \
         -c default,wgmma:128x128x64:128x128:5:pp,wgmma:128x128x64:128x128:6:pp,wgmma:256x128x64:128x128:4,wgmma:256x128x64:128x128:4:c2 \
         -e none -e 'd = gelu(acc + bias[n])' --runs 3 --group-ms 20 --rounds 2
@@ -1552,25 +1561,14 @@ for what in "$@"; do
       # against staged copies, alternating, and the pair stores against two 16-bit stores (template
       # variant noalign), graph.
       step tv_suite 6 ctest --test-dir "$root/build" -L gpu -j 16 --output-on-failure
-      {
-        for spec in "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" \
-          "1001 777 515 NN bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
-          "1001 777 515 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
-          "777 1001 2048 NT bf16 wgmma:128x128x64:64x128:4:k2 d=acc+bias[n]" \
-          "520 700 4096 TT bf16 wgmma:128x256x64:64x256:4:t3 d=relu(acc+bias[n])*scale[m]" \
-          "1003 515 777 NT bf16 wgmma:192x128x64:64x128:4 d=gelu(acc+bias[n])" \
-          "1000 1000 1000 NT e4m3 default d=gelu(acc+bias[n])" \
-          "2048 2048 1024 NN:c bf16 default d=acc*scale[m]+bias[n]"; do
-          read -r m n k lay dt cfg body <<<"$spec"
-          cf=(); [ "$cfg" != default ] && cf=(-c "$cfg")
-          "$bin/tilejit" gemm --m $m --n $n --k $k --layout $lay --dtype $dt "${cf[@]}" -e "$body" --check 2>&1 | grep -E "config|check|rror" | tr '\n' ' '
-          echo " <- $spec"
-        done
-        "$bin/tilejit" gemm --m 1000 --n 1000 --k 1000 --layout NT --dtype e4m3 --block-scales -e 'd = gelu(acc + bias[n])' --check 2>&1 |
-          grep -E "check|rror" | tr '\n' ' '
-        echo " <- e4m3 block scales"
-      } >"$out/tv_checks.log" 2>&1
-      cat "$out/tv_checks.log"
+      check_specs tv_checks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" \
+        "1001 777 515 NN bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
+        "1001 777 515 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
+        "777 1001 2048 NT bf16 wgmma:128x128x64:64x128:4:k2 d=acc+bias[n]" \
+        "520 700 4096 TT bf16 wgmma:128x256x64:64x256:4:t3 d=relu(acc+bias[n])*scale[m]" \
+        "1003 515 777 NT bf16 wgmma:192x128x64:64x128:4 d=gelu(acc+bias[n])" \
+        "1000 1000 1000 NT e4m3 default d=gelu(acc+bias[n])" \
+        "2048 2048 1024 NN:c bf16 default d=acc*scale[m]+bias[n]"
       step tv_memcheck 4 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --dtype f16 \
         -e 'd = gelu(acc + bias[n]) * scale[m] + residual' --check
       step tv_racecheck 6 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 700 --k 512 --layout NT --dtype bf16 \
