@@ -1555,11 +1555,12 @@ for what in "$@"; do
       # Issue 14 (prepared in the twenty-fifth session, no GPU then). Needs build/ made with
       # docs/experiments/epilogue_tile_vectors.diff applied (git apply, then cmake --build build): the
       # epilogue's column vectors (bias[n]) copied per tile into shared memory by the producer's
-      # second warp, and D's pairs stored as one 32-bit shared-memory store. Correctness first (the
-      # GPU suite with the new staged-vector cases, float64 CLI checks of every path that stages,
-      # memcheck and racecheck), then the same binary with TILEJIT_EXP_TILE_VECTORS=0 (global reads)
-      # against staged copies, alternating, and the pair stores against two 16-bit stores (template
-      # variant noalign), graph.
+      # second warp; a row-major M x N input (residual) copied chunk by chunk into D's staging buffer
+      # with 16-byte cp.async; D's pairs stored as one 32-bit shared-memory store. Correctness first
+      # (the GPU suite with the new cases, float64 CLI checks of every path that stages, memcheck and
+      # racecheck), then the same binary with TILEJIT_EXP_TILE_VECTORS=0 TILEJIT_EXP_STAGED_INPUT=0
+      # (global reads, as before) against staging, alternating, and the pair stores against two
+      # 16-bit stores (template variant noalign), graph.
       step tv_suite 6 ctest --test-dir "$root/build" -L gpu -j 16 --output-on-failure
       check_specs tv_checks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" \
         "1001 777 515 NN bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
@@ -1568,20 +1569,26 @@ for what in "$@"; do
         "520 700 4096 TT bf16 wgmma:128x256x64:64x256:4:t3 d=relu(acc+bias[n])*scale[m]" \
         "1003 515 777 NT bf16 wgmma:192x128x64:64x128:4 d=gelu(acc+bias[n])" \
         "1000 1000 1000 NT e4m3 default d=gelu(acc+bias[n])" \
-        "2048 2048 1024 NN:c bf16 default d=acc*scale[m]+bias[n]"
+        "2048 2048 1024 NN:c bf16 default d=acc*scale[m]+bias[n]" \
+        "1024 768 515 NT bf16 default d=acc*scale[m]+residual" \
+        "1024 768 512 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
+        "1024 1024 512 NN:c bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
+        "1001 777 515 NT bf16 default d=acc+residual"
       step tv_memcheck 4 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --dtype f16 \
         -e 'd = gelu(acc + bias[n]) * scale[m] + residual' --check
-      step tv_racecheck 6 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 700 --k 512 --layout NT --dtype bf16 \
-        -c wgmma:128x128x64:128x128:5:pp -e 'd = gelu(acc + bias[n])' --check
+      step tv_racecheck 6 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
+        -c wgmma:128x128x64:128x128:5:pp -e 'd = gelu(acc + bias[n]) + residual' --check
+      step tv_racecheck2 6 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
+        -e 'd = acc * scale[m] + bias[n] + residual' --check
       rm -rf "$root/build/variants/noalign" && mkdir -p "$root/build/variants" && cp -r "$root/kernels_templates" "$root/build/variants/noalign" &&
         sed -i 's/struct alignas(2 \* sizeof(TD)) output_pair/struct output_pair/' "$root/build/variants/noalign/gemm_wgmma.cuh"
       grep -c "struct output_pair" "$root/build/variants/noalign/gemm_wgmma.cuh"
       o="--dtype bf16 --method graph --runs 3 --group-ms 20 --rounds 3"
       for round in 1 2; do
         for v in 1 0; do
-          step "tv_bench_${round}_vectors$v" 40 env TILEJIT_EXP_TILE_VECTORS=$v "$bin/tilejit" bench gemm $o --layout NT,NN \
-            --shapes 4096x4096x4096,8192x8192x8192 -c default,wgmma:128x128x64:128x128:5:pp -e none -e 'd = acc + bias[n]' \
-            -e 'd = gelu(acc + bias[n])' -e 'd = gelu(acc + bias[n]) * scale[m] + residual'
+          step "tv_bench_${round}_staging$v" 50 env TILEJIT_EXP_TILE_VECTORS=$v TILEJIT_EXP_STAGED_INPUT=$v "$bin/tilejit" bench gemm $o \
+            --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 -c default,wgmma:128x128x64:128x128:5:pp -e none -e 'd = acc + bias[n]' \
+            -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual' -e 'd = gelu(acc + bias[n]) * scale[m] + residual'
         done
       done
       for v in new noalign; do
