@@ -1574,7 +1574,9 @@ for what in "$@"; do
         "1024 768 515 NT bf16 default d=acc*scale[m]+residual" \
         "1024 768 512 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
         "1024 1024 512 NN:c bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
-        "1001 777 515 NT bf16 default d=acc+residual"
+        "1001 777 515 NT bf16 default d=acc+residual" \
+        "1024 768 512 TN bf16 default d=acc+beta*c" \
+        "1024 768 512 NN:c f16 wgmma:128x128x64:128x128:5:pp d=relu(acc+beta*c)"
       step tv_memcheck 4 timeout 300 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --dtype f16 \
         -e 'd = gelu(acc + bias[n]) * scale[m] + residual' --check
       step tv_racecheck 6 timeout 300 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
