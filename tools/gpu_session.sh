@@ -1598,6 +1598,12 @@ for what in "$@"; do
         variant_cli $v
         step "tv_bench_pairs_$v" 20 "${run[@]}" bench gemm $o --layout NT --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])'
       done
+      # What the epilogue's reads cost L1 and the tensor cores, staging off / on (one launch after 3).
+      for v in 0 1; do
+        step "tv_ncu_residual_$v" 30 env TILEJIT_EXP_TILE_VECTORS=$v TILEJIT_EXP_STAGED_INPUT=$v ncu --clock-control none -k regex:gemm_wgmma -s 3 -c 1 \
+          --metrics gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum \
+          "$bin/tilejit" gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype bf16 --bench --runs 3 -e 'd = gelu(acc + bias[n]) * scale[m] + residual'
+      done
       gather_logs tv_ i25_vectors.txt
       ;;
     i25-fp8-narrow)
