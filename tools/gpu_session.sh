@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-fp8-narrow)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1583,6 +1583,10 @@ for what in "$@"; do
         -c wgmma:128x128x64:128x128:5:pp -e 'd = gelu(acc + bias[n]) + residual' --check
       step tv_racecheck2 6 timeout 300 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
         -e 'd = acc * scale[m] + bias[n] + residual' --check
+      gather_logs tv_ i25_vectors_checks.txt
+      ;;
+    i25-vectors-bench)
+      # The timing half of i25-vectors (same build; one call of 600 s holds neither half twice).
       rm -rf "$root/build/variants/noalign" && mkdir -p "$root/build/variants" && cp -r "$root/kernels_templates" "$root/build/variants/noalign" &&
         sed -i 's/struct alignas(2 \* sizeof(TD)) output_pair/struct output_pair/' "$root/build/variants/noalign/gemm_wgmma.cuh"
       grep -c "struct output_pair" "$root/build/variants/noalign/gemm_wgmma.cuh"
@@ -1604,7 +1608,7 @@ for what in "$@"; do
           --metrics gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum \
           "$bin/tilejit" gemm --m 4096 --n 4096 --k 4096 --layout NT --dtype bf16 --bench --runs 3 -e 'd = gelu(acc + bias[n]) * scale[m] + residual'
       done
-      gather_logs tv_ i25_vectors.txt
+      gather_logs tv_ i25_vectors_bench.txt
       ;;
     i25-fp8-narrow)
       # Issue 15 (prepared in the twenty-fifth session, no GPU then): e4m3 128x8192x8192 and
