@@ -62,13 +62,19 @@ void simt_lanes(const GemmConfig& c, int& lm, int& ln) {
   }
 }
 
-bool wgmma_tma_store(const GemmConfig& c, const GemmProblem& p) {
+namespace {
+// D's rows, leading dimension and batch stride as TMA stores take them: wgmma_tma_store for a
+// 16-byte aligned pointer.
+bool d_rows_take_tma_stores(const GemmConfig& c, const GemmProblem& p) {
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.d.dtype));
   const std::int64_t ld = p.d.ld ? p.d.ld : p.n;
   // The staged epilogue stores the tile in chunks of 128 bytes of columns.
-  return p.d.layout == Layout::row_major && (c.bn * es) % 128 == 0 && p.d.ptr % 16 == 0 && (ld * es) % 16 == 0 &&
+  return p.d.layout == Layout::row_major && (c.bn * es) % 128 == 0 && (ld * es) % 16 == 0 &&
          (p.batch <= 1 || ((p.d.batch_stride * es) % 16 == 0 && p.d.batch_stride >= ld * p.m));
 }
+}  // namespace
+
+bool wgmma_tma_store(const GemmConfig& c, const GemmProblem& p) { return p.d.ptr % 16 == 0 && d_rows_take_tma_stores(c, p); }
 
 bool wgmma_stage_d(const GemmConfig& c, const GemmProblem& p) {
   if (c.kind != GemmKind::wgmma || p.d.layout != Layout::row_major || wgmma_tma_store(c, p)) return false;
@@ -137,11 +143,9 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   // consumer warpgroup for TMA stores, split-K flags, and 1 KB to align everything to the swizzle period.
   // The staging buffers wherever some D pointer would use them: a plan's kernels for other pointers
   // (GemmPlan::run) launch with the plan's shared memory, and one for a 16-byte aligned D stages it.
-  GemmProblem any_d = p;
-  any_d.d.ptr = 0;
   if (c.kind == GemmKind::wgmma)
     return c.stages * ((c.bm + c.bn) * c.bk * es + 16) +
-           std::max(wgmma_d_tma(c, any_d) ? (c.pingpong || c.k_halves ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0,
+           std::max(d_rows_take_tma_stores(c, p) || wgmma_stage_d(c, p) ? (c.pingpong || c.k_halves ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0,
                     c.k_halves ? c.wm * c.bn * 4 : 0) +  // K halves: one consumer's accumulators pass through it
            32 + 1024;  // + the ping-pong order barriers and the split-K flags
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
