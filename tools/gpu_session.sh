@@ -15,14 +15,14 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 out="${OUT:-/tmp/tilejit-out}"
 mkdir -p "$out"
-bin="$root/build/bin"
+bin="${TILEJIT_BIN_DIR:-$root/build/bin}"  # another build's binaries for a same-session A/B
 export TILEJIT_CACHE_DIR="${TILEJIT_CACHE_DIR:-/tmp/tilejit-gpu-cache}"
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  host: $(hostname)  pwd: $root"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
@@ -1620,6 +1620,47 @@ for what in "$@"; do
           --runs 3 --group-ms 20 --rounds 3
       done
       gather_logs pf_ i25_fp8_narrow.txt
+      ;;
+    i27-checks)
+      # The twenty-seventh session's first call: i25-vectors within one call's 600 s (the GPU suite in
+      # the background beside the float64 CLI checks; sanitizers with shorter limits). Needs build/
+      # made with docs/experiments/epilogue_tile_vectors.diff applied.
+      timeout 330 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 300 --output-on-failure >"$out/tv_suite.log" 2>&1 &
+      suite_pid=$!
+      check_specs tv_checks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" \
+        "1001 777 515 NN bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
+        "1001 777 515 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
+        "777 1001 2048 NT bf16 wgmma:128x128x64:64x128:4:k2 d=acc+bias[n]" \
+        "520 700 4096 TT bf16 wgmma:128x256x64:64x256:4:t3 d=relu(acc+bias[n])*scale[m]" \
+        "1003 515 777 NT bf16 wgmma:192x128x64:64x128:4 d=gelu(acc+bias[n])" \
+        "1000 1000 1000 NT e4m3 default d=gelu(acc+bias[n])" \
+        "2048 2048 1024 NN:c bf16 default d=acc*scale[m]+bias[n]" \
+        "1024 768 515 NT bf16 default d=acc*scale[m]+residual" \
+        "1024 768 512 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
+        "1024 1024 512 NN:c bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
+        "1001 777 515 NT bf16 default d=acc+residual" \
+        "1024 768 512 TN bf16 default d=acc+beta*c" \
+        "1024 768 512 NN:c f16 wgmma:128x128x64:128x128:5:pp d=relu(acc+beta*c)"
+      step tv_memcheck 4 timeout 150 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --dtype f16 \
+        -e 'd = gelu(acc + bias[n]) * scale[m] + residual' --check
+      wait "$suite_pid"
+      echo "== tv_suite: rc=$?"
+      tail -n 12 "$out/tv_suite.log"
+      step tv_racecheck 6 timeout 100 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
+        -c wgmma:128x128x64:128x128:5:pp -e 'd = gelu(acc + bias[n]) + residual' --check
+      step tv_racecheck2 6 timeout 100 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
+        -e 'd = acc * scale[m] + bias[n] + residual' --check
+      gather_logs tv_ i27_checks.txt
+      ;;
+    i27-stream)
+      # Staging on (1) / off (0) under the stream method too (i25-vectors-bench times graph replay),
+      # the issue's two bodies and plain, NT and NN, beside cuBLASLt's fused bias + GELU.
+      o="--dtype bf16 --method stream --runs 3 --group-ms 20 --rounds 3"
+      for v in 1 0; do
+        step "ts_stream_staging$v" 30 env TILEJIT_EXP_TILE_VECTORS=$v TILEJIT_EXP_STAGED_INPUT=$v "$bin/tilejit" bench gemm $o \
+          --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual'
+      done
+      gather_logs ts_ i27_stream.txt
       ;;
     *) echo "unknown step $what" ;;
   esac
