@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1651,6 +1651,40 @@ for what in "$@"; do
       step tv_racecheck2 6 timeout 100 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
         -e 'd = acc * scale[m] + bias[n] + residual' --check
       gather_logs tv_ i27_checks.txt
+      ;;
+    i27-one)
+      # What decides docs/experiments/epilogue_tile_vectors.diff in one call, for a session whose device
+      # time allows one: the wgmma, fp8, graph and epilogue GPU tests in the background (the new staging
+      # cases, the unrun StagesDTmaCannotWrite; the paired stores change every wgmma kernel that stores D
+      # through TMA) beside float64 CLI checks of every staging path; then staging on (1) / off (0)
+      # alternating in the same binary, graph, NT and NN, the issue's two bodies; memcheck, racecheck.
+      timeout 240 ctest --test-dir "$root/build" -L gpu -R 'GemmEpilogueGpu|GemmGpuWgmma|Fp8GemmGpu|GemmGpuGraph' -j 16 --timeout 220 \
+        --output-on-failure >"$out/to_tests.log" 2>&1 &
+      tests_pid=$!
+      check_specs to_checks "1001 777 515 NN bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
+        "1024 768 515 NT bf16 default d=acc*scale[m]+residual" \
+        "1024 768 512 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
+        "1024 768 512 TN bf16 default d=acc+beta*c" \
+        "1024 1024 512 NN:c bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
+        "520 700 4096 TT bf16 wgmma:128x256x64:64x256:4:t3 d=relu(acc+bias[n])*scale[m]" \
+        "777 1001 2048 NT bf16 wgmma:128x128x64:64x128:4:k2 d=acc+bias[n]" \
+        "1003 515 777 NT bf16 wgmma:192x128x64:64x128:4 d=gelu(acc+bias[n])" \
+        "1000 1000 1000 NT e4m3 default d=gelu(acc+bias[n])"
+      wait "$tests_pid"
+      echo "== to_tests: rc=$?"
+      tail -n 12 "$out/to_tests.log"
+      o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
+      for round in 1 2; do
+        for v in 1 0; do
+          step "to_bench_${round}_staging$v" 30 env TILEJIT_EXP_TILE_VECTORS=$v TILEJIT_EXP_STAGED_INPUT=$v timeout 75 "$bin/tilejit" bench gemm $o \
+            -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual'
+        done
+      done
+      step to_memcheck 4 timeout 60 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --dtype f16 \
+        -e 'd = gelu(acc + bias[n]) * scale[m] + residual' --check
+      step to_racecheck 6 timeout 60 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
+        -e 'd = acc * scale[m] + bias[n] + residual' --check
+      gather_logs to_ i27_one.txt
       ;;
     i27-stream)
       # Staging on (1) / off (0) under the stream method too (i25-vectors-bench times graph replay),
