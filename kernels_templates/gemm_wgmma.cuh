@@ -162,6 +162,21 @@ template <class Cfg> struct gemm_wgmma {
   // stores are done reading it by then).
   enum : int { kReduceBytes = kKHalves ? WM * BN * 4 : 0 };
   enum : int { kStagingBytes = kDStagingBytes > kReduceBytes ? kDStagingBytes : kReduceBytes };
+  // The epilogue's float vectors along the kernel's columns (a bias[n]; Cfg::TILE_VECTORS of them,
+  // where the host found room: see wgmma_tile_vectors) are copied per tile into shared memory by the
+  // producer's second warp while the tile's MMAs run. Read from global memory, each 128-byte chunk
+  // of the epilogue's outputs waits for L2 before its values. One buffer for cooperative consumers
+  // (the next tile's copy waits for their epilogue, then has the tile's whole main loop), one per
+  // consumer in ping-pong (each consumer's epilogue runs during the other's main loop).
+  enum : int { kTileVectors = Cfg::TILE_VECTORS };
+  enum : int { kVectorBuffers = kTileVectors == 0 ? 0 : kPingpong ? 2 : 1 };
+  // The epilogue's M x N input of D's element size that is row-major in the kernel's coordinates (a
+  // residual; see STAGED_INPUT_SLOT in ops/gemm/epilogue.cpp) goes chunk by chunk through D's
+  // staging buffer: copied in 16-byte pieces (a warp's copy touches 4 lines), then read where D's
+  // element goes. Read element by element in the wgmma fragment layout, each warp's read of one
+  // element touches 8 lines (8 rows), and a 128x256 tile's 32K elements cost L1 about 8K such
+  // line accesses. Interior tiles whose input rows start 16-byte aligned only.
+  enum : bool { kStagedInput = Cfg::D_TMA && Cfg::epilogue::STAGED_INPUT_SLOT >= 0 };
   // Registers move from the producer, which needs few, to the consumers' accumulators: with
   // 384 threads, 128 x 40 + 256 x 232 fits the 64K register file. Block-scaled kernels hold a
   // second accumulator set (the promoted sums) and spilled at 232 (92 bytes in 128x128x128; 28 in
@@ -191,6 +206,8 @@ template <class Cfg> struct gemm_wgmma {
   // of {BN, BK} with the 32- or 64-byte swizzle of its width; wider ones are 128-byte chunks.
   enum : bool { kNarrowTiles = BN == 16 || BN == 32 };  // the swapped decode path's tiles
   enum : bool { kNarrowMnB = !B_K && kNarrowTiles };
+  static_assert(kTileVectors == 0 || (!kNarrowTiles && !kKHalves && kCluster == 1),
+                "gemm_wgmma: staged epilogue vectors take tiles of 64 columns or more, without K halves or clusters");
   static_assert(B_K || kNarrowMnB || BN % kMnChunkElems == 0, "gemm_wgmma: an N-major B needs BN in whole 128-byte chunks");
   // A K-major tile is stored as kKAtoms column blocks of 128 bytes of K (one swizzle row each).
   enum : int { kKAtoms = BK * int(sizeof(T)) / 128 };
@@ -607,8 +624,10 @@ template <class Cfg> struct gemm_wgmma {
   // A per-tensor scale: 1 where none was given.
   __device__ __forceinline__ static float tensor_scale(const float* s) { return s ? *s : 1.f; }
 
-  // Output (r, c) and (r, c + 1) of this consumer's rows, computed and packed as D's dtype.
-  struct output_pair {
+  // Output (r, c) and (r, c + 1) of this consumer's rows, computed and packed as D's dtype. Aligned to
+  // its size (c is even, and the swizzle moves 16-byte granules), so that a pair is one shared-memory
+  // store: at D's own alignment it was two (256 16-bit stores a thread per 128x256 tile, not 128).
+  struct alignas(2 * sizeof(TD)) output_pair {
     TD x, y;
   };
 
@@ -625,6 +644,11 @@ template <class Cfg> struct gemm_wgmma {
     // take the tensor cores in turn (and neither waits on a stage more than one ring wrap ahead).
     auto* order = empty + STAGES;
     auto* last_flag = reinterpret_cast<volatile int*>(order + 2);  // split-K: one per consumer
+    // Staged epilogue vectors: a full and an empty barrier per buffer, then the buffers (BN floats a
+    // vector), past the flags.
+    auto* vec_full = reinterpret_cast<unsigned long long*>(staging + kStagingBytes + STAGES * 16 + 32);
+    auto* vec_empty = vec_full + 2;
+    float* const vec_values = reinterpret_cast<float*>(vec_full + 4);
     const int warpgroup = threadIdx.x / 128;
     if (threadIdx.x == 0) {
       sm90::prefetch_tensor_map(map_a);
@@ -640,6 +664,11 @@ template <class Cfg> struct gemm_wgmma {
       if constexpr (kPingpong) {
         sm90::mbarrier_init(&order[0], 1);
         sm90::mbarrier_init(&order[1], 1);
+      }
+#pragma unroll
+      for (int b = 0; b < kVectorBuffers; ++b) {
+        sm90::mbarrier_init(&vec_full[b], 32);                                     // each lane of the copying warp
+        sm90::mbarrier_init(&vec_empty[b], (kPingpong ? 1 : kConsumers) * 128);  // each thread of the tile's consumers
       }
       sm90::fence_barrier_init();
     }
@@ -675,6 +704,19 @@ template <class Cfg> struct gemm_wgmma {
           }
         }
       }
+      // The epilogue's vectors, tile after tile (split-K: slice after slice), as the consumers take them.
+      if constexpr (kTileVectors > 0) {
+        if (threadIdx.x / 32 == 1) {
+          int local = 0;
+          for (persistent_tiles<kCluster> tile(p, ktiles, rank); tile.valid(); tile.advance(p, ktiles), ++local) {
+            const int buffer = kPingpong ? local % 2 : 0, use = kPingpong ? local / 2 : local;
+            sm90::mbarrier_wait(&vec_empty[buffer], (use & 1) ^ 1);
+            Cfg::epilogue::template stage_tile_vectors<Cfg>(p, tile.batch, static_cast<long long>(tile.tile_n) * BN,
+                                                            vec_values + buffer * kTileVectors * BN, threadIdx.x & 31);
+            sm90::mbarrier_arrive(&vec_full[buffer]);
+          }
+        }
+      }
       // Swapped decode shapes (narrow tiles): the next grid may launch once every block's producer has
       // issued its last load, so that its launch and prologue overlap this grid's last MMAs and
       // epilogue (it still waits for this grid's end before touching memory). H200 graph replay,
@@ -707,6 +749,20 @@ template <class Cfg> struct gemm_wgmma {
     stage_ring ring;
     const operand_descriptors descs(smem, consumer);
     int store_parity = 0;  // the staging buffer the next output chunk goes to
+    // Staged vectors: this consumer's buffer and how many tiles it has taken from it. Every tile the
+    // consumer takes, it waits for the buffer and gives it back (every thread, after its last read),
+    // with or without an epilogue, so that the buffer's phases stay in step with the copies.
+    const int vec_buffer = kPingpong ? consumer : 0;
+    int vec_use = 0;
+    auto vectors_ready = [&]() {
+      if constexpr (kTileVectors > 0) sm90::mbarrier_wait(&vec_full[vec_buffer], vec_use & 1);
+    };
+    auto vectors_done = [&]() {
+      if constexpr (kTileVectors > 0) {
+        sm90::mbarrier_arrive(&vec_empty[vec_buffer]);
+        ++vec_use;
+      }
+    };
     int local = 0;         // the tile's place in this block's sequence
     unsigned order_phase = 0;
     for (persistent_tiles<kCluster> tile(p, ktiles, rank); tile.valid(); tile.advance(p, ktiles), ++local) {
@@ -793,7 +849,11 @@ template <class Cfg> struct gemm_wgmma {
 #pragma unroll
           for (int r = 0; r < kAccRegs; ++r) acc[mi][r] *= ab_scale;
       }
-      if (tile.is_split(p) && !reduce_split_k(p, tile, acc, last_flag, consumer, warp, lane)) continue;
+      if (tile.is_split(p) && !reduce_split_k(p, tile, acc, last_flag, consumer, warp, lane)) {
+        vectors_ready();
+        vectors_done();
+        continue;
+      }
       if constexpr (kKHalves) {
         if (add_odd_half(acc, staging, consumer)) continue;  // the odd half's consumer is done with the tile
       }
@@ -808,14 +868,31 @@ template <class Cfg> struct gemm_wgmma {
       // takes about 1 instruction per element instead of 8, an M x N input 2-4 instead of 17, and
       // the tensor cores of this kernel wait for every instruction of the epilogue.
       const bool interior = m0 + WM <= p.m && n0 + BN <= p.n;
+      vectors_ready();
+      const epilogue_tile tv{vec_values + vec_buffer * kTileVectors * BN, n0, 0, nullptr, 0, 0, 0};
       if constexpr (Cfg::D_TMA) {
         char* mine = staging + consumer * 2 * WM * 128;
-        if (interior) store_tile_through_tma<true>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale);
-        else store_tile_through_tma<false>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale);
+        bool staged_input = false;
+        const char* input_rows = nullptr;
+        long long input_pitch = 0;
+        if constexpr (kStagedInput) {
+          input_rows = Cfg::epilogue::template staged_input_rows<Cfg>(p, tile.batch, input_pitch);
+          staged_input = interior && ((reinterpret_cast<unsigned long long>(input_rows) | static_cast<unsigned long long>(input_pitch)) & 15) == 0;
+        }
+        if (staged_input) {
+          if constexpr (kStagedInput)
+            store_tile_through_tma<true, true>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale, tv, input_rows,
+                                               input_pitch);
+        } else if (interior) {
+          store_tile_through_tma<true, false>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale, tv, nullptr, 0);
+        } else {
+          store_tile_through_tma<false, false>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale, tv, nullptr, 0);
+        }
       } else {
-        if (interior) store_tile_directly<true>(p, acc, m0, n0, tile.batch, warp, g, t, d_scale);
-        else store_tile_directly<false>(p, acc, m0, n0, tile.batch, warp, g, t, d_scale);
+        if (interior) store_tile_directly<true>(p, acc, m0, n0, tile.batch, warp, g, t, d_scale, tv);
+        else store_tile_directly<false>(p, acc, m0, n0, tile.batch, warp, g, t, d_scale, tv);
       }
+      vectors_done();
     }
     if constexpr (Cfg::D_TMA) {
       // Shared memory must outlive the stores that read it.
@@ -827,12 +904,15 @@ template <class Cfg> struct gemm_wgmma {
   // D's value for the epilogue value v: v, or for an 8-bit D, v * d_scale.
   __device__ __forceinline__ static float quantized(float v, float d_scale) { return kScaledD ? v * d_scale : v; }
 
-  template <bool Inside>
+  template <bool Inside, bool StagedInput = false>
   __device__ __forceinline__ static output_pair pair_at(const gemm_params& p, long long batch, long long r, long long c, float a0,
-                                                        float a1, float d_scale) {
+                                                        float a1, float d_scale, const epilogue_tile& tv) {
     // Outside D the values are never stored (TMA clips the box) and the epilogue reads nothing.
-    return {convert_to<TD>(quantized(epilogue_value<Cfg, Inside>(p, batch, r, c, a0), d_scale)),
-            convert_to<TD>(quantized(epilogue_value<Cfg, Inside>(p, batch, r, c + 1, a1), d_scale))};
+    epilogue_tile pt = tv;  // a staged input's pair sits where D's pair goes
+    pt.pair_col = static_cast<int>(c - tv.c0);
+    if constexpr (StagedInput) pt.pair = sm90::swizzle128_offset(static_cast<int>(r - tv.r0), static_cast<int>(c - tv.chunk_c0) * int(sizeof(TD)));
+    return {convert_to<TD>(quantized(epilogue_value<Cfg, Inside, StagedInput>(p, batch, r, c, a0, pt), d_scale)),
+            convert_to<TD>(quantized(epilogue_value<Cfg, Inside, StagedInput>(p, batch, r, c + 1, a1, pt), d_scale))};
   }
 
   // Chunk cc's output pairs into the swizzled staging buffer `buf`: value_pair(row, j, a0, a1) gives
@@ -870,7 +950,8 @@ template <class Cfg> struct gemm_wgmma {
   // epilogue's reads go out together (a store to D may, for all the compiler knows, change them).
   template <bool Inside>
   __device__ __forceinline__ static void store_tile_directly(const gemm_params& p, const float (&acc)[kMmaM][kAccRegs], long long m0,
-                                                             long long n0, int batch, int warp, int g, int t, float d_scale) {
+                                                             long long n0, int batch, int warp, int g, int t, float d_scale,
+                                                             const epilogue_tile& tv) {
     constexpr int kGroup = BN / 8 < 8 ? BN / 8 : 8;  // fragments of 8 columns per group
 #pragma unroll
     for (int mi = 0; mi < kMmaM; ++mi)
@@ -881,10 +962,12 @@ template <class Cfg> struct gemm_wgmma {
 #pragma unroll
         for (int jj = 0; jj < kGroup; ++jj) {
           const long long c = n0 + (j0 + jj) * 8 + 2 * t;
-          v[jj][0] = epilogue_value<Cfg, Inside>(p, batch, r, c, acc[mi][(j0 + jj) * 4 + 0]);
-          v[jj][1] = epilogue_value<Cfg, Inside>(p, batch, r, c + 1, acc[mi][(j0 + jj) * 4 + 1]);
-          v[jj][2] = epilogue_value<Cfg, Inside>(p, batch, r + 8, c, acc[mi][(j0 + jj) * 4 + 2]);
-          v[jj][3] = epilogue_value<Cfg, Inside>(p, batch, r + 8, c + 1, acc[mi][(j0 + jj) * 4 + 3]);
+          epilogue_tile pt = tv;
+          pt.pair_col = static_cast<int>(c - n0);
+          v[jj][0] = epilogue_value<Cfg, Inside>(p, batch, r, c, acc[mi][(j0 + jj) * 4 + 0], pt);
+          v[jj][1] = epilogue_value<Cfg, Inside>(p, batch, r, c + 1, acc[mi][(j0 + jj) * 4 + 1], pt);
+          v[jj][2] = epilogue_value<Cfg, Inside>(p, batch, r + 8, c, acc[mi][(j0 + jj) * 4 + 2], pt);
+          v[jj][3] = epilogue_value<Cfg, Inside>(p, batch, r + 8, c + 1, acc[mi][(j0 + jj) * 4 + 3], pt);
         }
 #pragma unroll
         for (int jj = 0; jj < kGroup; ++jj) {
@@ -898,11 +981,14 @@ template <class Cfg> struct gemm_wgmma {
   }
 
   // One consumer's WM x BN outputs: chunk by chunk into the staging buffers, each chunk sent by one
-  // thread's TMA store while the warpgroup fills the other buffer.
-  template <bool Inside>
+  // thread's TMA store while the warpgroup fills the other buffer. StagedInput: each chunk of the
+  // staged M x N input (rows from input_rows, input_pitch bytes apart) is first copied into the
+  // buffer the chunk's outputs then replace.
+  template <bool Inside, bool StagedInput>
   __device__ __forceinline__ static void store_tile_through_tma(const gemm_params& p, const sm90::tensor_map* map_d, char* staging,
                                                                 float (&acc)[kMmaM][kAccRegs], long long m0, long long n0,
-                                                                int batch, int& parity, int warp, int g, int t, float d_scale) {
+                                                                int batch, int& parity, int warp, int g, int t, float d_scale,
+                                                                const epilogue_tile& tv, const char* input_rows, long long input_pitch) {
     const bool issuer = threadIdx.x % 128 == 0;
     const int barrier_id = 1 + static_cast<int>(threadIdx.x / 128);
     // The TMA store drops whatever falls outside D; the epilogue reads nothing there.
@@ -912,8 +998,21 @@ template <class Cfg> struct gemm_wgmma {
       // The store that last read this buffer (two chunks ago) must be done with it.
       if (issuer) sm90::bulk_wait_group_read<1>();
       sm90::named_barrier_sync(barrier_id, 128);
-      fill_chunk(buf, acc, cc, warp, g, t,
-                 [&](int row, int j, float a0, float a1) { return pair_at<Inside>(p, batch, m0 + row, n0 + j * 8 + 2 * t, a0, a1, d_scale); });
+      if constexpr (StagedInput) {
+        // The chunk's WM rows x 128 bytes of the input, 16-byte pieces swizzled as D's chunk.
+        const char* from = input_rows + m0 * input_pitch + (n0 + cc * kChunkCols) * static_cast<long long>(sizeof(TD));
+#pragma unroll
+        for (int i = 0; i < WM * 8 / 128; ++i) {
+          const int piece = static_cast<int>(threadIdx.x % 128) + i * 128, row = piece >> 3, q = piece & 7;
+          sm90::cp_async_16(buf + row * 128 + ((q ^ (row & 7)) << 4), from + row * input_pitch + q * 16);
+        }
+        sm90::cp_async_wait_all();
+        sm90::named_barrier_sync(barrier_id, 128);
+      }
+      const epilogue_tile ct{tv.values, tv.c0, 0, buf, m0, n0 + cc * kChunkCols, 0};
+      fill_chunk(buf, acc, cc, warp, g, t, [&](int row, int j, float a0, float a1) {
+        return pair_at<Inside, StagedInput>(p, batch, m0 + row, n0 + j * 8 + 2 * t, a0, a1, d_scale, ct);
+      });
       sm90::fence_proxy_async_shared();
       sm90::named_barrier_sync(barrier_id, 128);
       if (issuer) {

@@ -93,6 +93,67 @@ template <class T, bool Inside = false> struct epilogue_vector {
   }
 };
 
+// A tile's vectors along the kernel's columns (a bias[n]) as floats in shared memory, for kernels that
+// stage them (Cfg::TILE_VECTORS, gemm_wgmma.cuh): vector j's element for kernel column c at
+// values[j * BN + c - c0]; values is null in kernels that stage none.
+struct epilogue_tile {
+  const float* values;
+  long long c0;
+  int pair_col;  // the column of the output pair being computed (c, c + 1; c even), less c0
+  // The chunk of the staged M x N input (Cfg::epilogue::STAGED_INPUT_SLOT) in one of D's staging
+  // buffers: rows from r0 and columns from chunk_c0 (kernel coordinates), 128 bytes a row, swizzled
+  // as D's (sm90::swizzle128_offset); null in kernels and tiles that stage none.
+  const char* input_chunk;
+  long long r0, chunk_c0;
+  int pair;  // the byte offset in input_chunk of the output pair being computed (columns c, c + 1; c even)
+};
+
+// Element (r, c) (kernel coordinates) of the staged input, from its chunk in shared memory.
+// Both outputs of a pair read the pair's two elements as one integer at the same address (the
+// compiler then reads it once) and take theirs.
+template <class T> __device__ __forceinline__ float staged_input(const epilogue_tile& t, long long r, long long c) {
+  (void)r;
+  using Bits = typename conditional<sizeof(T) == 1, unsigned short, typename conditional<sizeof(T) == 2, unsigned, unsigned long long>::type>::type;
+  using Half = typename conditional<sizeof(T) == 1, unsigned char, typename conditional<sizeof(T) == 2, unsigned short, unsigned>::type>::type;
+  const Bits pair = *reinterpret_cast<const Bits*>(t.input_chunk + t.pair);
+  const Half bits = static_cast<Half>((c - t.chunk_c0) & 1 ? pair >> (8 * sizeof(T)) : pair);
+  T v;
+  *reinterpret_cast<Half*>(&v) = bits;
+  return static_cast<float>(to_compute(v));
+}
+
+// A float vector along the kernel's columns: read from the tile's staged copy where the kernel stages
+// its vectors (Staged), else as any epilogue vector. `offset`: where this vector's slice starts in
+// the tile's copy.
+template <class T, bool Inside, bool Staged> struct epilogue_column_vector {
+  epilogue_vector<T, Inside> global;
+  const float* staged;
+  long long c0;
+  int pair_col;
+  __device__ __forceinline__ epilogue_column_vector(const epilogue_operand& o, long long batch, long long n, const epilogue_tile& tile,
+                                                    int offset)
+      : global(o, batch, n), staged(tile.values + offset), c0(tile.c0), pair_col(tile.pair_col) {}
+  // Staged: both outputs of a pair read the pair's two floats as one 64-bit word at the same address
+  // (the compiler then reads it once) and take theirs.
+  __device__ __forceinline__ float operator[](long long i) const {
+    if constexpr (Staged) {
+      const unsigned long long two = *reinterpret_cast<const unsigned long long*>(staged + pair_col);
+      return __uint_as_float(static_cast<unsigned>((i - c0) & 1 ? two >> 32 : two));
+    } else {
+      return global[i];
+    }
+  }
+};
+
+// Elements [c0, c0 + cols) of an epilogue vector of `extent` elements, as floats, into dst (0 past
+// its end), copied by the 32 lanes of one warp.
+template <class T>
+__device__ __forceinline__ void stage_vector_slice(const epilogue_operand& o, long long batch, long long extent, long long c0, int cols,
+                                                   float* dst, int lane) {
+  const T* v = static_cast<const T*>(o.ptr) + batch * o.batch_stride;
+  for (int i = lane; i < cols; i += 32) dst[i] = c0 + i < extent ? static_cast<float>(to_compute(v[c0 + i])) : 0.f;
+}
+
 // Element (m, n) of an epilogue matrix (RowMajor or column-major, its ld and batch stride), 0 where
 // not `valid` (outside D).
 template <class T, bool RowMajor>
@@ -111,9 +172,12 @@ __device__ __forceinline__ void epilogue_store(const epilogue_operand& o, long l
 // epilogue's other outputs. Outside D it reads nothing and writes nothing.
 // Inside: the caller knows (r, c) lies inside D (a tile away from D's edges), so the epilogue's
 // reads need no bounds checks, and their addresses fold into offsets from one base per row.
-template <class Cfg, bool Inside = false>
-__device__ __forceinline__ float epilogue_value(const gemm_params& p, long long batch, long long r, long long c, float acc) {
-  return Cfg::epilogue::template apply<Cfg, Inside>(p, batch, r, c, acc);
+// `tile`: the tile's staged vectors, in kernels that stage them; StagedInput: the M x N input the
+// epilogue stages is read from tile.input_chunk.
+template <class Cfg, bool Inside = false, bool StagedInput = false>
+__device__ __forceinline__ float epilogue_value(const gemm_params& p, long long batch, long long r, long long c, float acc,
+                                                const epilogue_tile& tile = epilogue_tile{nullptr, 0, 0, nullptr, 0, 0, 0}) {
+  return Cfg::epilogue::template apply<Cfg, Inside, StagedInput>(p, batch, r, c, acc, tile);
 }
 
 // D's element (r, c), an epilogue value converted to D's dtype; nothing outside D.

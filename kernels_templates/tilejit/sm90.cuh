@@ -116,6 +116,13 @@ template <int N> __device__ __forceinline__ void bulk_wait_group() { asm volatil
 // Makes this thread's ordinary shared-memory writes visible to TMA (the async proxy).
 __device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+// 16 bytes from global to shared memory without passing through registers (cp.async, sm_80 on);
+// this thread's copies are done, and visible to it, after cp_async_wait_all.
+__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(smem)), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
 // Barrier among `threads` threads (a multiple of 32) that use the same id; id 0 is __syncthreads's.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");

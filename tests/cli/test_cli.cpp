@@ -117,7 +117,13 @@ TEST(Cli, GemmEpilogueBody) {
                      "-e 'd = gelu(acc + bias[n]) * scale[m] + residual; pre = acc * s' --scalar s=0.5");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("_epi"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("tilejit::epilogue_vector<__nv_bfloat16, INSIDE> bias"), std::string::npos) << r.out;
+  // The per-column vector through the tile's shared-memory copy where the kernel stages one.
+  EXPECT_NE(r.out.find("tilejit::epilogue_column_vector<__nv_bfloat16, INSIDE, (Cfg::TILE_VECTORS > 0)> bias"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("enum : int { TILE_VECTORS = 1 };"), std::string::npos) << r.out;
+  // The row-major residual (slot 2, after the two vectors) may be staged in D's staging buffers.
+  EXPECT_NE(r.out.find("enum : int { STAGED_INPUT_SLOT = 2 };"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("STAGED_INPUT ? tilejit::staged_input<__nv_bfloat16>(__tile, __r, __c)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tilejit::epilogue_vector<__nv_bfloat16, INSIDE> scale"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tilejit::epilogue_store<__nv_bfloat16, true>(__e.out[0]"), std::string::npos) << r.out;
   expect_usage_error("compile gemm --arch sm_90a -e 'd = acc + bias[k]'", {"per-column vector", "bias[n]"});
   expect_usage_error("bench gemm -e 'd = acc + bias[k]' --shapes 128x128x128", {"per-column vector"});

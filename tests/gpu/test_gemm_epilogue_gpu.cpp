@@ -63,6 +63,10 @@ struct Case {
   std::int64_t d_pad = 0;  // D's leading dimension beyond tight (an unaligned pitch stages D on wgmma)
   bool through_runtime = false;  // Runtime::gemm (its cached plan per signature) instead of a plan of its own
   float s = -0.75f;              // the body's scalar
+  // The f16 residual: column-major, or row-major (on wgmma with D through TMA, copied chunk by chunk
+  // into D's staging buffers where its rows start 16-byte aligned) with its leading dimension beyond tight.
+  Layout residual_layout = Layout::col_major;
+  std::int64_t residual_pad = 0;
 };
 
 // The body, its operands, and the check: D and `pre` against the float64 evaluation of the body.
@@ -77,7 +81,7 @@ void run_case(Runtime& rt, const Case& cs, const std::string& body, std::uint64_
   p.c = tight(DType::bf16, Layout::row_major, cs.m, cs.n, cs.batch);
   p.d = tight(DType::bf16, cs.d_layout, cs.m, cs.n, cs.batch, cs.d_pad);
   p.alpha = 1.25f, p.beta = 0.5f;
-  const MatrixRef residual_ref = tight(DType::f16, Layout::col_major, cs.m, cs.n, cs.batch);
+  const MatrixRef residual_ref = tight(DType::f16, cs.residual_layout, cs.m, cs.n, cs.batch, cs.residual_pad);
   const MatrixRef pre_ref = tight(DType::f32, cs.d_layout == Layout::row_major ? Layout::col_major : Layout::row_major, cs.m, cs.n, cs.batch);
 
   Array a(rt, elements(p.a, p.m, p.k, p.batch) * 2), b(rt, elements(p.b, p.k, p.n, p.batch) * 2),
@@ -190,6 +194,22 @@ TEST_F(GemmEpilogueGpu, EveryKindAndLayout) {
   cases.push_back({"batched", 192, 160, 64, 3, "NT"});
   cases.push_back({"staged_d", 300, 301, 128, 1, "NT", Layout::row_major, "", 1});  // D pitch 302 elements: staged on wgmma
   cases.push_back({"split_k", 128, 128, 8192, 1, "NT"});          // few tiles, long K: split-K, epilogue after the reduction
+  // Per-tile copies of the column vectors (bias[n]) in shared memory: three consumers, split-K of
+  // every tile and of the last wave's (the slices that skip the epilogue still take their copy),
+  // ping-pong over batches.
+  cases.push_back({"three_consumers", 400, 300, 200, 1, "NT", Layout::row_major, "wgmma:192x128x64:64x128:4"});
+  cases.push_back({"split_k_batched", 300, 500, 1024, 2, "TN", Layout::row_major, "wgmma:128x128x64:64x128:4:k2"});
+  cases.push_back({"tail_split", 520, 700, 4096, 1, "NT", Layout::row_major, "wgmma:128x256x64:64x256:4:t3"});
+  cases.push_back({"pp_batched", 260, 300, 200, 3, "NT", Layout::row_major, "wgmma:128x128x64:128x128:5:pp"});
+  // A row-major residual through D's staging buffers (interior tiles), and one whose rows start off
+  // 16-byte boundaries (read element by element).
+  const Layout rm = Layout::row_major;
+  for (const char* l : {"NT", "TN"}) {
+    cases.push_back({std::string("residual_rows_") + l, 520, 768, 192, 1, l, rm, "", 0, false, -0.75f, rm});
+    cases.push_back({std::string("residual_rows_pp_") + l, 520, 392, 264, 2, l, rm, "wgmma:128x128x64:128x128:5:pp", 0, false, -0.75f, rm});
+  }
+  cases.push_back({"residual_rows_batched", 256, 512, 128, 3, "NN", rm, "wgmma:128x256x64:64x256:4", 0, false, -0.75f, rm});
+  cases.push_back({"residual_rows_off", 384, 512, 128, 1, "NT", rm, "wgmma:128x256x64:64x256:4", 0, false, -0.75f, rm, 3});
   const std::uint64_t seed = std::random_device{}();
   for (const auto& c : cases) run_case(rt, c, kBody, seed);
 }

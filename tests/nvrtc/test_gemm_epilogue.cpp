@@ -287,14 +287,21 @@ TEST_P(GemmEpilogueArch, FiveHundredRandomBodiesCompile) {
       const std::string from = "struct gemm_epilogue {", to = "struct epilogue_" + std::to_string(i) + " {";
       source.replace(source.find(from), from.size(), to);
       text += source;
-      text += "struct cfg_" + std::to_string(i) + " { using TC = float; enum : bool { C_ROW = true }; using epilogue = epilogue_" +
-              std::to_string(i) + "; };\n";
+      // Every other one as a wgmma kernel that stages its column vectors in shared memory reads them.
+      text += "struct cfg_" + std::to_string(i) + " { using TC = float; enum : bool { C_ROW = true }; enum : int { BN = 128, TILE_VECTORS = " +
+              std::to_string(i % 4 < 2 ? 0 : 1) + " }; using epilogue = epilogue_" + std::to_string(i) + "; };\n";
       names.push_back("probe::run<probe::cfg_" + std::to_string(i) + ">");
     }
     text += R"(
 template <class Cfg> __global__ void run(const tilejit::gemm_params p, float* out) {
+  __shared__ float vectors[4 * Cfg::BN];
   const long long r = blockIdx.x, c = threadIdx.x;
-  out[r * blockDim.x + c] = tilejit::epilogue_value<Cfg>(p, blockIdx.y, r, c, 1.5f);
+  if (Cfg::TILE_VECTORS > 0) Cfg::epilogue::template stage_tile_vectors<Cfg>(p, blockIdx.y, 0, vectors, threadIdx.x & 31);
+  __syncthreads();
+  const tilejit::epilogue_tile tile{vectors, 0, 0, reinterpret_cast<const char*>(vectors), 0, 0, 0};
+  out[r * blockDim.x + c] = tilejit::epilogue_value<Cfg>(p, blockIdx.y, r, c, 1.5f, tile);
+  // ...and as a wgmma kernel that stages its M x N input reads it.
+  if (Cfg::TILE_VECTORS > 0) out[r * blockDim.x + c] += tilejit::epilogue_value<Cfg, true, true>(p, blockIdx.y, r, c, 1.5f, tile);
 }
 }  // namespace probe
 )";
@@ -302,6 +309,40 @@ template <class Cfg> __global__ void run(const tilejit::gemm_params p, float* ou
     EXPECT_GT(info.cubin_bytes, 0u);
   }
   EXPECT_EQ(accepted, kBodies);
+}
+
+// The M x N input a wgmma kernel may stage in D's staging buffers: the first one the body reads
+// that is row-major in the kernel's coordinates (a column-major one in a swapped kernel) and has D's
+// element size.
+TEST(GemmEpilogueSource, StagedInputIsTheFirstRowMajorInputOfDsSize) {
+  auto staged_slot = [](const GemmProblem& p, bool swapped) {
+    const std::string src = ops::epilogue_source(p, ops::parse_epilogue(p), swapped, true);
+    const std::string key = "STAGED_INPUT_SLOT = ";
+    const auto at = src.find(key);
+    return at == std::string::npos ? -99 : std::stoi(src.substr(at + key.size()));
+  };
+  GemmProblem p = ops::normalized(epilogue_problem("d = acc * scale[m] + residual; pre = acc"));
+  EXPECT_EQ(staged_slot(p, false), -1);  // f16 column-major: element by element
+  EXPECT_EQ(staged_slot(p, true), 2);    // ...row-major in a swapped kernel (slots 0 and 1: the vectors)
+  p.epilogue.inputs[0].matrix.layout = Layout::row_major;
+  EXPECT_EQ(staged_slot(p, false), 2);
+  EXPECT_EQ(staged_slot(p, true), -1);
+  p.epilogue.inputs[0].matrix.dtype = DType::f32;  // 4-byte elements beside a bf16 D
+  EXPECT_EQ(staged_slot(p, false), -1);
+  p.epilogue.inputs.push_back({.name = "gate", .matrix = {1 << 27, DType::bf16, Layout::row_major}});
+  p.epilogue.body = "d = acc * scale[m] + residual * gate; pre = acc";
+  EXPECT_EQ(staged_slot(p, false), 3);
+  p.epilogue.body = "d = acc * scale[m] + gate; pre = residual";  // the f32 residual read, then gate
+  EXPECT_EQ(staged_slot(p, false), 3);
+  p.epilogue.body = "d = acc * scale[m]; pre = residual";  // gate declared, not read
+  EXPECT_EQ(staged_slot(p, false), -1);
+  // C where no input is staged (8: the slot past the operands), row-major in the kernel's coordinates.
+  p.epilogue.body = "d = acc + beta * c; pre = residual";
+  p.c = p.d;
+  EXPECT_EQ(staged_slot(p, false), 8);
+  EXPECT_EQ(staged_slot(p, true), -1);
+  p.epilogue.body = "d = acc + beta * c + gate; pre = residual";  // gate first
+  EXPECT_EQ(staged_slot(p, false), 3);
 }
 
 // A body with every kind of operand compiles into each GEMM kind, including the swapped decode path

@@ -949,6 +949,50 @@ TEST(GemmVariant, SharedMemoryHoldsDStagingForAnyDPointer) {
   EXPECT_EQ(ops::gemm_shared_bytes(c, ops::normalized(odd_d)), ops::gemm_shared_bytes(c, ops::normalized(p)));
 }
 
+// Epilogue vectors along the kernel's columns are staged per tile in shared memory where the
+// configuration allows (64 columns or more, no K halves, no cluster) and they fit beside its stages;
+// a swapped kernel stages the per-row vectors (its columns are the user's rows).
+TEST(GemmVariant, StagesColumnVectorsWhereTheyFit) {
+  GemmProblem p = problem(DType::bf16, MathMode::exact, 4096, 4096, 4096);
+  p.b.layout = Layout::col_major;
+  p.epilogue.body = "d = gelu(acc + bias[n]) * scale[m]";
+  p.epilogue.vectors = {{.name = "bias", .ptr = 0x10000, .dtype = DType::bf16, .axis = EpilogueAxis::column},
+                        {.name = "scale", .ptr = 0x20000, .dtype = DType::f32, .axis = EpilogueAxis::row}};
+  const GemmProblem n = ops::normalized(p);
+  GemmProblem plain = n;
+  plain.epilogue = {};
+  const auto cfg = GemmConfig::parse("wgmma:128x256x64:64x256:4");
+  EXPECT_EQ(ops::wgmma_tile_vectors(cfg, n), 1);
+  EXPECT_EQ(ops::gemm_shared_bytes(cfg, n), ops::gemm_shared_bytes(cfg, plain) + 32 + 256 * 4);  // barriers + one buffer
+  EXPECT_LE(ops::gemm_shared_bytes(cfg, n), ops::arch_shared_memory_limit("sm_90a"));
+  const auto pp = GemmConfig::parse("wgmma:128x128x64:128x128:5:pp");
+  EXPECT_EQ(ops::wgmma_tile_vectors(pp, n), 1);
+  EXPECT_EQ(ops::gemm_shared_bytes(pp, n), ops::gemm_shared_bytes(pp, plain) + 32 + 2 * 128 * 4);  // a buffer per consumer
+  EXPECT_EQ(ops::wgmma_tile_vectors(GemmConfig::parse("wgmma:128x256x64:64x256:4:c2"), n), 0);  // clusters: global reads
+  EXPECT_EQ(ops::wgmma_tile_vectors(GemmConfig::parse("wgmma:64x128x64:64x128:8:kh"), n), 0);   // K halves
+  EXPECT_EQ(ops::wgmma_tile_vectors(GemmConfig::parse("mma:128x128x32:64x32:3"), n), 0);
+  EXPECT_EQ(ops::wgmma_tile_vectors(GemmConfig::parse("wgmma:64x32x64:64x32:8:sw"), n), 0);  // narrow decode tiles
+  EXPECT_EQ(ops::wgmma_tile_vectors(GemmConfig::parse("wgmma:128x256x64:64x256:4:sw"), n), 1);  // scale[m] along its columns
+  GemmProblem blocks = n;
+  blocks.a.dtype = blocks.b.dtype = DType::e4m3;
+  EXPECT_EQ(ops::wgmma_tile_vectors(GemmConfig::parse("wgmma:128x256x128:64x256:4"), blocks), 1);
+  blocks.scale_mode = ScaleMode::blocks;
+  EXPECT_EQ(ops::wgmma_tile_vectors(GemmConfig::parse("wgmma:128x256x128:64x256:4"), blocks), 0);  // producer at 24 registers
+  // Where the stages leave no room, the vectors stay in global memory and the stages stay.
+  const auto full = GemmConfig::parse("wgmma:128x256x64:64x256:4");
+  GemmProblem three = n;
+  for (const char* name : {"b1", "b2", "b3"})
+    three.epilogue.vectors.push_back({.name = name, .ptr = 0x30000, .dtype = DType::f32, .axis = EpilogueAxis::column});
+  EXPECT_EQ(ops::wgmma_tile_vectors(full, three), 0);
+  EXPECT_EQ(ops::gemm_shared_bytes(full, three), ops::gemm_shared_bytes(full, plain));
+  // The fixed form's bias.
+  GemmProblem fixed = plain;
+  fixed.epilogue.bias = 0x40000;
+  fixed.epilogue.activation = Activation::gelu;
+  EXPECT_EQ(ops::wgmma_tile_vectors(cfg, fixed), 1);
+  EXPECT_EQ(ops::wgmma_tile_vectors(GemmConfig::parse("wgmma:128x256x64:64x256:4:sw"), fixed), 0);  // along the swapped rows
+}
+
 TEST(GemmConfig, KHalves) {
   auto c = GemmConfig::parse("wgmma:64x128x64:64x128:8:kh");
   EXPECT_TRUE(c.k_halves);

@@ -163,34 +163,94 @@ EpilogueBody parse_epilogue(const GemmProblem& p) {
   return b;
 }
 
+namespace {
+bool along_kernel_columns(EpilogueAxis axis, bool swapped) { return (axis == EpilogueAxis::column) != swapped; }
+}  // namespace
+
+int epilogue_column_vector_count(const GemmEpilogue& e, bool swapped) {
+  int count = e.body.empty() && e.bias && !swapped ? 1 : 0;
+  for (const auto& v : e.vectors) count += along_kernel_columns(v.axis, swapped) && is_float(v.dtype) ? 1 : 0;
+  return count;
+}
+
 std::string epilogue_source(const GemmProblem& p, const EpilogueBody& b, bool swapped, bool beta_zero) {
   const GemmEpilogue& e = p.epilogue;
   std::string decl;
   auto add = [&](const std::string& line) { decl += "    " + line + "\n"; };
+  // Vectors along the kernel's columns read through the tile's staged copy where the kernel stages
+  // them (Cfg::TILE_VECTORS, decided with the configuration: see wgmma_tile_vectors); `staging`
+  // copies each one's slice of a tile, in the same order.
+  std::string staging;
+  int staged = 0;
+  auto column_vector = [&](const std::string& name, DType dtype, int slot) {
+    if (b.reads(name))
+      add(fmt::format("const tilejit::epilogue_column_vector<{}, INSIDE, (Cfg::TILE_VECTORS > 0)> {}{{__e.in[{}], __batch, __p.n, __tile, "
+                      "{} * Cfg::BN}};",
+                      device_type(dtype), name, slot, staged));
+    staging += fmt::format("    tilejit::stage_vector_slice<{}>(__e.in[{}], __batch, __p.n, __c0, Cfg::BN, __dst + {} * Cfg::BN, __lane);\n",
+                           device_type(dtype), slot, staged);
+    ++staged;
+  };
   // C in the kernel's own coordinates and layout (a swapped kernel's C is the user's C^T).
+  // The first M x N operand the body reads that is row-major in the kernel's coordinates and of D's
+  // element size (an input, else C) may be staged chunk by chunk in D's staging buffers
+  // (gemm_wgmma.cuh): copied there in whole 16-byte pieces, then read where D's element goes,
+  // instead of element by element from global memory. STAGED_INPUT_SLOT: its slot in __e.in, or
+  // kMaxEpilogueOperands for C.
+  auto stageable = [&](const MatrixRef& m, bool read) {
+    return read && (m.layout == Layout::row_major) != swapped && dtype_size(m.dtype) == dtype_size(p.d.dtype);
+  };
+  int staged_slot = -1;
+  const int first_input_slot = (b.fixed_form && e.bias ? 1 : 0) + static_cast<int>(e.vectors.size());
+  for (std::size_t i = 0; i < e.inputs.size() && staged_slot < 0; ++i)
+    if (stageable(e.inputs[i].matrix, b.reads(e.inputs[i].name))) staged_slot = first_input_slot + static_cast<int>(i);
+  const bool staged_c = staged_slot < 0 && stageable(p.c, b.reads("c"));
+  if (staged_c) staged_slot = kMaxEpilogueOperands;
+  std::string staged_source = "    __pitch = 0;\n    return nullptr;\n";
   if (b.reads("c")) {
     (void)beta_zero;  // the fixed form names c only where beta is not 0
     add("const typename Cfg::TC* __c_batch = static_cast<const typename Cfg::TC*>(__p.c) + __batch * __p.stride_c;");
-    add("const float c = static_cast<float>(tilejit::load_or_zero(__c_batch + tilejit::offset_of<Cfg::C_ROW>(__r, __c, __p.ldc), "
-        "__c_batch, __inside));");
+    const std::string global =
+        "static_cast<float>(tilejit::load_or_zero(__c_batch + tilejit::offset_of<Cfg::C_ROW>(__r, __c, __p.ldc), __c_batch, __inside))";
+    if (staged_c) {
+      add("const float c = STAGED_INPUT ? tilejit::staged_input<typename Cfg::TC>(__tile, __r, __c) : " + global + ";");
+      staged_source =
+          "    __pitch = __p.ldc * static_cast<long long>(sizeof(typename Cfg::TC));\n"
+          "    return static_cast<const char*>(__p.c) + __batch * __p.stride_c * static_cast<long long>(sizeof(typename Cfg::TC));\n";
+    } else {
+      add("const float c = " + global + ";");
+    }
   }
   if (b.reads("alpha")) add("const float alpha = __p.alpha;");
   if (b.reads("beta")) add("const float beta = __p.beta;");
   int slot = 0;
   if (b.fixed_form && e.bias) {
-    add(fmt::format("const tilejit::epilogue_vector<{}, INSIDE> bias{{__e.in[0], __batch, __cols}};", device_type(e.bias_dtype)));
+    if (!swapped) column_vector("bias", e.bias_dtype, 0);
+    else add(fmt::format("const tilejit::epilogue_vector<{}, INSIDE> bias{{__e.in[0], __batch, __cols}};", device_type(e.bias_dtype)));
     slot = 1;
   }
   for (const auto& v : e.vectors) {
-    if (b.reads(v.name))
+    if (along_kernel_columns(v.axis, swapped) && is_float(v.dtype)) column_vector(v.name, v.dtype, slot);
+    else if (b.reads(v.name))
       add(fmt::format("const tilejit::epilogue_vector<{}, INSIDE> {}{{__e.in[{}], __batch, {}}};", device_type(v.dtype), v.name, slot,
                       v.axis == EpilogueAxis::row ? "__rows" : "__cols"));
     ++slot;
   }
   for (const auto& x : e.inputs) {
-    if (b.reads(x.name))
-      add(fmt::format("const float {} = static_cast<float>(tilejit::epilogue_load<{}, {}>(__e.in[{}], __batch, m, n, __inside));", x.name,
-                      device_type(x.matrix.dtype), x.matrix.layout == Layout::row_major, slot));
+    const std::string global =
+        fmt::format("static_cast<float>(tilejit::epilogue_load<{}, {}>(__e.in[{}], __batch, m, n, __inside))", device_type(x.matrix.dtype),
+                    x.matrix.layout == Layout::row_major, slot);
+    if (slot == staged_slot) {
+      add(fmt::format("const float {} = STAGED_INPUT ? tilejit::staged_input<{}>(__tile, __r, __c) : {};", x.name,
+                      device_type(x.matrix.dtype), global));
+      staged_source = fmt::format(
+          "    const tilejit::epilogue_operand& __o = __p.epilogue.in[{0}];\n"
+          "    __pitch = __o.ld * static_cast<long long>(sizeof({1}));\n"
+          "    return static_cast<const char*>(__o.ptr) + __batch * __o.batch_stride * static_cast<long long>(sizeof({1}));\n",
+          slot, device_type(x.matrix.dtype));
+    } else if (b.reads(x.name)) {
+      add(fmt::format("const float {} = {};", x.name, global));
+    }
     ++slot;
   }
   for (std::size_t i = 0; i < e.scalars.size(); ++i)
@@ -212,12 +272,14 @@ std::string epilogue_source(const GemmProblem& p, const EpilogueBody& b, bool sw
       "  // other outputs are stored here. Reads outside D return 0 (rows and columns past D's edge).\n"
       "  // INSIDE: the caller knows (__r, __c) is inside D, so reads need no bounds check or fallback\n"
       "  // address and their addresses fold into offsets from one base (a tile away from D's edges).\n"
-      "  template <class Cfg, bool INSIDE = false>\n"
+      "  // __tile: the tile's vectors along the kernel's columns, where the kernel stages them.\n"
+      "  // STAGED_INPUT: the M x N input in slot STAGED_INPUT_SLOT is read from __tile.input_chunk.\n"
+      "  template <class Cfg, bool INSIDE = false, bool STAGED_INPUT = false>\n"
       "  __device__ __forceinline__ static float apply(const tilejit::gemm_params& __p, long long __batch, long long __r,\n"
-      "                                                long long __c, float __acc) {{\n"
+      "                                                long long __c, float __acc, const tilejit::epilogue_tile& __tile) {{\n"
       "    using namespace tilejit::elementwise_functions;\n"
       "    const tilejit::gemm_epilogue_params& __e = __p.epilogue;\n"
-      "    (void)__e;\n"
+      "    (void)__e, (void)__tile;\n"
       "    const bool __inside = INSIDE || (__r < __p.m && __c < __p.n);\n"
       "    (void)__inside;\n"
       "    // The user's row and column and sizes: a swapped kernel computes D^T.\n"
@@ -230,8 +292,27 @@ std::string epilogue_source(const GemmProblem& p, const EpilogueBody& b, bool sw
       "{}"
       "    return d;\n"
       "  }}\n"
+      "  // The float vectors along the kernel's columns, kernel columns [__c0, __c0 + Cfg::BN) of each, into\n"
+      "  // __dst one after the other (0 past the matrix), by the 32 lanes of one warp.\n"
+      "  template <class Cfg>\n"
+      "  __device__ __forceinline__ static void stage_tile_vectors(const tilejit::gemm_params& __p, long long __batch, long long __c0,\n"
+      "                                                            float* __dst, int __lane) {{\n"
+      "    const tilejit::gemm_epilogue_params& __e = __p.epilogue;\n"
+      "    (void)__e, (void)__batch, (void)__c0, (void)__dst, (void)__lane;\n"
+      "{}"
+      "  }}\n"
+      "  // The M x N operand staged in shared memory, if any (-1: none): its slot in __e.in (8: C), and\n"
+      "  // its rows in the kernel's coordinates for batch __batch (row r at the result + r * __pitch bytes).\n"
+      "  enum : int {{ STAGED_INPUT_SLOT = {} }};\n"
+      "  template <class Cfg>\n"
+      "  __device__ __forceinline__ static const char* staged_input_rows(const tilejit::gemm_params& __p, long long __batch,\n"
+      "                                                                  long long& __pitch) {{\n"
+      "    (void)__p, (void)__batch;\n"
+      "{}"
+      "  }}\n"
       "}};\n",
-      b.fixed_form ? "fixed form" : "body", swapped ? 1 : 0, e.outputs.empty() ? 0 : 1, decl, body, stores);
+      b.fixed_form ? "fixed form" : "body", swapped ? 1 : 0, e.outputs.empty() ? 0 : 1, decl, body, stores, staging, staged_slot,
+      staged_source);
 }
 
 EpilogueParams epilogue_params(const GemmProblem& p) {

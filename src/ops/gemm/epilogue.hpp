@@ -50,6 +50,10 @@ bool epilogue_reads_c(const GemmEpilogue& e);
 // The generated struct `gemm_epilogue` for a kernel computing `kernel_problem` (swapped: D^T of
 // the user's problem, whose epilogue the body describes) and whether beta is 0 in every run.
 std::string epilogue_source(const GemmProblem& user_problem, const EpilogueBody& body, bool swapped, bool beta_zero);
+// How many of the epilogue's vectors run along the kernel's columns and hold floats (a fixed-form
+// bias or a per-column vector of an unswapped kernel, a per-row one of a swapped kernel): those a
+// wgmma kernel may stage per tile in shared memory (Cfg::TILE_VECTORS), in their slot order.
+int epilogue_column_vector_count(const GemmEpilogue& e, bool swapped);
 // The operands' pointers, leading dimensions and scalars for one run of `p` (the user's problem).
 EpilogueParams epilogue_params(const GemmProblem& p);
 // Every name, dtype, layout and scalar type of the epilogue, for plan signatures and program names.

@@ -1,6 +1,8 @@
 // GEMM configurations: validation rules and the heuristic (the string form is in src/gemm_config_text.cpp).
 #include "ops/gemm/gemm_internal.hpp"
 
+#include "ops/gemm/epilogue.hpp"
+
 #include "util/log.hpp"
 
 #include <tilejit/error.hpp>
@@ -137,17 +139,42 @@ GemmProblem wgmma_kernel_problem(const GemmConfig& c, const GemmProblem& user_pr
   return q;
 }
 
+namespace {
+// A wgmma kernel's shared memory without staged vectors (see gemm_shared_bytes).
+int wgmma_base_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
+  const int es = static_cast<int>(dtype_size(p.a.dtype));
+  // D's staging buffers wherever some D pointer would take them: a plan's kernels for other
+  // pointers (GemmPlan::run) get the plan's shared memory, and one for an aligned D stages it.
+  return c.stages * ((c.bm + c.bn) * c.bk * es + 16) +
+         std::max(d_rows_take_tma_stores(c, p) || wgmma_stage_d(c, p) ? (c.pingpong || c.k_halves ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0,
+                  c.k_halves ? c.wm * c.bn * 4 : 0) +  // K halves: one consumer's accumulators pass through it
+         32 + 1024;  // + the ping-pong order barriers and the split-K flags
+}
+// Shared memory of a tile's staged vectors: their two pairs of barriers and a buffer of BN floats per
+// vector, one for cooperative consumers and one per consumer in ping-pong.
+int wgmma_tile_vector_bytes(const GemmConfig& c, int vectors) { return vectors ? 32 + (c.pingpong ? 2 : 1) * vectors * c.bn * 4 : 0; }
+}  // namespace
+
+int wgmma_tile_vectors(const GemmConfig& c, const GemmProblem& p) {
+  // The epilogue of a 64-column tile or wider reads each such vector element in every chunk of its
+  // outputs, each chunk's reads waiting for L2 together; a copy the producer's second warp makes in
+  // shared memory during the tile's main loop turns them into shared-memory reads. Narrow (decode)
+  // tiles read few such elements; K halves and clusters walk tiles in ways the copy does not follow.
+  if (c.kind != GemmKind::wgmma || c.bn < 64 || c.k_halves || c.cluster > 1) return 0;
+  // Block-scaled kernels leave their producer 24 registers, where the copying loop spills (52 bytes).
+  if (p.scale_mode == ScaleMode::blocks) return 0;
+  const int vectors = epilogue_column_vector_count(p.epilogue, c.swap_ab);
+  // Only where it fits beside the stages the configuration asks for: it never costs a stage.
+  if (vectors == 0 || wgmma_base_shared_bytes(c, p) + wgmma_tile_vector_bytes(c, vectors) > arch_shared_memory_limit("sm_90a")) return 0;
+  return vectors;
+}
+
 int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   // wgmma: the stages, their full/empty barriers, two 128-byte-wide staging buffers of WM rows per
-  // consumer warpgroup for TMA stores, split-K flags, and 1 KB to align everything to the swizzle period.
-  // The staging buffers wherever some D pointer would use them: a plan's kernels for other pointers
-  // (GemmPlan::run) launch with the plan's shared memory, and one for a 16-byte aligned D stages it.
-  if (c.kind == GemmKind::wgmma)
-    return c.stages * ((c.bm + c.bn) * c.bk * es + 16) +
-           std::max(d_rows_take_tma_stores(c, p) || wgmma_stage_d(c, p) ? (c.pingpong || c.k_halves ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0,
-                    c.k_halves ? c.wm * c.bn * 4 : 0) +  // K halves: one consumer's accumulators pass through it
-           32 + 1024;  // + the ping-pong order barriers and the split-K flags
+  // consumer warpgroup for TMA stores, split-K flags, 1 KB to align everything to the swizzle period,
+  // and the tile's staged vectors, if any.
+  if (c.kind == GemmKind::wgmma) return wgmma_base_shared_bytes(c, p) + wgmma_tile_vector_bytes(c, wgmma_tile_vectors(c, p));
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
   const bool tf32 = p.a.dtype == DType::f32;
   const bool a_k = p.a.layout == Layout::row_major, b_k = p.b.layout == Layout::col_major;

@@ -119,6 +119,9 @@ bool wgmma_transposes_a(const GemmConfig& c, const GemmProblem& swapped_or_not);
 GemmProblem wgmma_kernel_problem(const GemmConfig& c, const GemmProblem& user_problem);
 // Shared memory a configuration uses for a problem's dtype (must mirror the templates).
 int gemm_shared_bytes(const GemmConfig& cfg, const GemmProblem& p);
+// How many epilogue vectors a wgmma kernel stages per tile in shared memory (Cfg::TILE_VECTORS): the
+// float vectors along its columns, where the configuration allows and they fit; else 0.
+int wgmma_tile_vectors(const GemmConfig& cfg, const GemmProblem& p);
 // The lane layout of a SIMT warp tile: LM x LN lanes, as square as possible per thread.
 void simt_lanes(const GemmConfig& cfg, int& lm, int& ln);
 // The widest global copy the operands' alignment allows for this configuration.
