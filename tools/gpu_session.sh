@@ -1621,6 +1621,8 @@ for what in "$@"; do
       done
       gather_logs pf_ i25_fp8_narrow.txt
       ;;
+    # i25-vectors*, i27-*: TILEJIT_EXP_TILE_VECTORS / TILEJIT_EXP_STAGED_INPUT existed only in the
+    # experiment's build (972e248 + its diff, run 2026-12-07); on main the two settings time the same kernels.
     i27-checks)
       # The twenty-seventh session's first call: i25-vectors within one call's 600 s (the GPU suite in
       # the background beside the float64 CLI checks; sanitizers with shorter limits). Needs build/
