@@ -125,6 +125,13 @@ TEST(Cli, GemmEpilogueBody) {
   EXPECT_NE(r.out.find("STAGED_INPUT ? tilejit::staged_input<__nv_bfloat16>(__tile, __r, __c)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tilejit::epilogue_vector<__nv_bfloat16, INSIDE> scale"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tilejit::epilogue_store<__nv_bfloat16, true>(__e.out[0]"), std::string::npos) << r.out;
+  // Whether the vectors fit is the kernel's question (its D, staged through TMA), as for the shared
+  // memory the plan allocates: a swapped 128x256 kernel of a column-major D has room for one of the
+  // two per-row vectors' buffers beside its stages and D's staging, not for both.
+  Result sw = run_cli("compile gemm --m 4096 --n 4096 --k 4096 --layout NN:c --arch sm_90a -c wgmma:128x256x64:64x256:4:sw --source "
+                      "-e 'd = acc * s1[m] + s2[m]'");
+  ASSERT_EQ(sw.code, 0) << sw.out;
+  EXPECT_NE(sw.out.find("enum : int { TILE_VECTORS = 0 };"), std::string::npos) << sw.out;
   expect_usage_error("compile gemm --arch sm_90a -e 'd = acc + bias[k]'", {"per-column vector", "bias[n]"});
   expect_usage_error("bench gemm -e 'd = acc + bias[k]' --shapes 128x128x128", {"per-column vector"});
   expect_usage_error("compile gemm --arch sm_90a -e 'd = acc * s' --scalar s", {"expected NAME=VALUE"});

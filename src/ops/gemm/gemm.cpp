@@ -279,7 +279,7 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
       device_type(p.b.dtype), device_type(p.c.dtype), device_type(p.d.dtype), c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, lm, ln,
       p.a.layout == Layout::row_major, p.b.layout == Layout::row_major, p.c.layout == Layout::row_major,
       p.d.layout == Layout::row_major, v.a_vec, v.b_vec, v.d_tma, c.pingpong, c.cluster, c.k_halves,
-      p.scale_mode == ScaleMode::blocks, c.a_registers, wgmma_tile_vectors(c, user));
+      p.scale_mode == ScaleMode::blocks, c.a_registers, wgmma_tile_vectors(c, p));
   // A body's kernel is named by a digest of what makes it (the body, the operands' names and types).
   const std::string signature = user.epilogue.body.empty() ? std::string() : epilogue_signature(user.epilogue);
   const std::string epilogue_tag =
