@@ -59,6 +59,24 @@ variant_cli() {
   if [ "$1" = new ]; then run=("$bin/tilejit"); else run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit"); fi
 }
 
+# The float64 checks of every path that stages epilogue operands (i25-vectors, i27-checks).
+staging_specs=(
+  "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])"
+  "1001 777 515 NN bf16 default d=gelu(acc+bias[n])*scale[m]+residual"
+  "1001 777 515 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual"
+  "777 1001 2048 NT bf16 wgmma:128x128x64:64x128:4:k2 d=acc+bias[n]"
+  "520 700 4096 TT bf16 wgmma:128x256x64:64x256:4:t3 d=relu(acc+bias[n])*scale[m]"
+  "1003 515 777 NT bf16 wgmma:192x128x64:64x128:4 d=gelu(acc+bias[n])"
+  "1000 1000 1000 NT e4m3 default d=gelu(acc+bias[n])"
+  "2048 2048 1024 NN:c bf16 default d=acc*scale[m]+bias[n]"
+  "1024 768 515 NT bf16 default d=acc*scale[m]+residual"
+  "1024 768 512 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual"
+  "1024 1024 512 NN:c bf16 default d=gelu(acc+bias[n])*scale[m]+residual"
+  "1001 777 515 NT bf16 default d=acc+residual"
+  "1024 768 512 TN bf16 default d=acc+beta*c"
+  "1024 768 512 NN:c f16 wgmma:128x128x64:128x128:5:pp d=relu(acc+beta*c)"
+)
+
 # Appends the logs $out/PREFIX*.log, each under a "#### name" line, to $out/FILE and removes them.
 gather_logs() {
   local f
@@ -1563,20 +1581,7 @@ for what in "$@"; do
       # 16-bit stores (template variant noalign), graph.
       # (A kernel that hangs on a barrier shows as a test past its timeout, not as a lost session.)
       step tv_suite 6 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 240 --output-on-failure
-      check_specs tv_checks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" \
-        "1001 777 515 NN bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
-        "1001 777 515 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
-        "777 1001 2048 NT bf16 wgmma:128x128x64:64x128:4:k2 d=acc+bias[n]" \
-        "520 700 4096 TT bf16 wgmma:128x256x64:64x256:4:t3 d=relu(acc+bias[n])*scale[m]" \
-        "1003 515 777 NT bf16 wgmma:192x128x64:64x128:4 d=gelu(acc+bias[n])" \
-        "1000 1000 1000 NT e4m3 default d=gelu(acc+bias[n])" \
-        "2048 2048 1024 NN:c bf16 default d=acc*scale[m]+bias[n]" \
-        "1024 768 515 NT bf16 default d=acc*scale[m]+residual" \
-        "1024 768 512 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
-        "1024 1024 512 NN:c bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
-        "1001 777 515 NT bf16 default d=acc+residual" \
-        "1024 768 512 TN bf16 default d=acc+beta*c" \
-        "1024 768 512 NN:c f16 wgmma:128x128x64:128x128:5:pp d=relu(acc+beta*c)"
+      check_specs tv_checks "${staging_specs[@]}"
       step tv_memcheck 4 timeout 300 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --dtype f16 \
         -e 'd = gelu(acc + bias[n]) * scale[m] + residual' --check
       step tv_racecheck 6 timeout 300 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
@@ -1626,23 +1631,10 @@ for what in "$@"; do
     i27-checks)
       # The twenty-seventh session's first call: i25-vectors within one call's 600 s (the GPU suite in
       # the background beside the float64 CLI checks; sanitizers with shorter limits). Needs build/
-      # made with docs/experiments/epilogue_tile_vectors.diff applied.
+      # of main (the staging landed on 2026-12-07).
       timeout 330 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 300 --output-on-failure >"$out/tv_suite.log" 2>&1 &
       suite_pid=$!
-      check_specs tv_checks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" \
-        "1001 777 515 NN bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
-        "1001 777 515 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
-        "777 1001 2048 NT bf16 wgmma:128x128x64:64x128:4:k2 d=acc+bias[n]" \
-        "520 700 4096 TT bf16 wgmma:128x256x64:64x256:4:t3 d=relu(acc+bias[n])*scale[m]" \
-        "1003 515 777 NT bf16 wgmma:192x128x64:64x128:4 d=gelu(acc+bias[n])" \
-        "1000 1000 1000 NT e4m3 default d=gelu(acc+bias[n])" \
-        "2048 2048 1024 NN:c bf16 default d=acc*scale[m]+bias[n]" \
-        "1024 768 515 NT bf16 default d=acc*scale[m]+residual" \
-        "1024 768 512 TN f16 wgmma:128x128x64:128x128:5:pp d=gelu(acc+bias[n])+residual" \
-        "1024 1024 512 NN:c bf16 default d=gelu(acc+bias[n])*scale[m]+residual" \
-        "1001 777 515 NT bf16 default d=acc+residual" \
-        "1024 768 512 TN bf16 default d=acc+beta*c" \
-        "1024 768 512 NN:c f16 wgmma:128x128x64:128x128:5:pp d=relu(acc+beta*c)"
+      check_specs tv_checks "${staging_specs[@]}"
       step tv_memcheck 4 timeout 150 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --dtype f16 \
         -e 'd = gelu(acc + bias[n]) * scale[m] + residual' --check
       wait "$suite_pid"
