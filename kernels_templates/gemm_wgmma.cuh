@@ -177,6 +177,28 @@ template <class Cfg> struct gemm_wgmma {
   // element touches 8 lines (8 rows), and a 128x256 tile's 32K elements cost L1 about 8K such
   // line accesses. Interior tiles whose input rows start 16-byte aligned only.
   enum : bool { kStagedInput = Cfg::D_TMA && Cfg::epilogue::STAGED_INPUT_SLOT >= 0 };
+  // Copied when its chunk comes, each chunk waited for its global-memory latency while the tensor
+  // cores idled (4 chunks a 128x256 bf16 tile). So in a tile that will stage it, the first two
+  // chunks are copied into the two staging buffers during the main loop (once the previous tile's
+  // stores have read them), and a 64-row consumer loads the next two into registers a chunk ahead,
+  // stored into their buffer when it is free. Not with K halves (their staging holds the odd
+  // half's sums), in split tiles (most slices run no epilogue) or with block scales (ptxas: the
+  // block-scaled e4m3 128x256 kernel with a residual spilled 88 bytes with it, none without).
+  enum : bool { kPrefetchInput = kStagedInput && !kKHalves && !kBlockScaled };
+  enum : int { kInputPieces = WM * 8 / 128 };  // 16-byte pieces of a chunk per thread
+  enum : int { kRegisterChunks = !kPrefetchInput || WM != 64 || kChunks <= 2 ? 0 : kChunks - 2 < 2 ? kChunks - 2 : 2 };
+  // Two cooperative consumers share every stage and, started together, run their epilogues at the
+  // same time: both warps of each SM sub-partition issue epilogue instructions while no MMA runs
+  // (a GELU costs a 128x256 tile about 5% of its main loop). Consumer 1 starts each tile once
+  // consumer 0 has issued its first kLeadBlocks K blocks, so it is that many behind at the tile's
+  // end: its last MMAs run during consumer 0's epilogue and consumer 0's next MMAs during its own
+  // (one warpgroup's MMAs keep the tensor cores busy alone; each epilogue, one warp per
+  // sub-partition, runs in half the time). At most STAGES: consumer 0 gets that far into a tile
+  // on the stages consumer 1 released in the tile before.
+  enum : int { kLeadBlocksWanted = 3 };
+  enum : int { kLeadBlocks = kConsumers == 2 && !kPingpong && !kKHalves && !kBlockScaled && kCluster == 1
+                                 ? (kLeadBlocksWanted < STAGES ? kLeadBlocksWanted : STAGES)
+                                 : 0 };
   // Registers move from the producer, which needs few, to the consumers' accumulators: with
   // 384 threads, 128 x 40 + 256 x 232 fits the 64K register file. Block-scaled kernels hold a
   // second accumulator set (the promoted sums) and spilled at 232 (92 bytes in 128x128x128; 28 in
@@ -644,6 +666,10 @@ template <class Cfg> struct gemm_wgmma {
     // take the tensor cores in turn (and neither waits on a stage more than one ring wrap ahead).
     auto* order = empty + STAGES;
     auto* last_flag = reinterpret_cast<volatile int*>(order + 2);  // split-K: one per consumer
+    // kLeadBlocks: how many tiles consumer 0 has led off (a count, not an mbarrier: with tiles of fewer
+    // K blocks than stages, consumer 0 may get two tiles ahead, which a barrier's phase parity
+    // cannot tell from none).
+    auto* lead_count = last_flag + 2;
     // Staged epilogue vectors: a full and an empty barrier per buffer, then the buffers (BN floats a
     // vector), past the flags.
     auto* vec_full = reinterpret_cast<unsigned long long*>(staging + kStagingBytes + STAGES * 16 + 32);
@@ -665,6 +691,7 @@ template <class Cfg> struct gemm_wgmma {
         sm90::mbarrier_init(&order[0], 1);
         sm90::mbarrier_init(&order[1], 1);
       }
+      if constexpr (kLeadBlocks > 0) *lead_count = 0;
 #pragma unroll
       for (int b = 0; b < kVectorBuffers; ++b) {
         sm90::mbarrier_init(&vec_full[b], 32);                                     // each lane of the copying warp
@@ -778,6 +805,35 @@ template <class Cfg> struct gemm_wgmma {
         ring.stage = static_cast<int>(pos % STAGES);
         ring.phase = static_cast<unsigned>((pos / STAGES) & 1);
       }
+      // Whether the tile's staged input (see kPrefetchInput) has its first chunks copied during the main
+      // loop; what that needs is worked out again where it is used, so that it does not hold registers
+      // across the main loop.
+      bool input_prefetched = false;
+      if constexpr (kPrefetchInput) {
+        const char* rows;
+        long long pitch;
+        input_prefetched = staged_input_at(p, tile, consumer, rows, pitch) && !tile.is_split(p) && (kCluster == 1 || tile.real(p));
+      }
+      // Once this consumer's stores of the previous tile have read the staging buffers: the input's
+      // chunks 0 and 1 into the buffers they will be stored from, one cp.async group each.
+      auto prefetch_input = [&]() {
+        if constexpr (kPrefetchInput) {
+          if (!input_prefetched) return;
+          const char* rows;
+          long long pitch;
+          staged_input_at(p, tile, consumer, rows, pitch);
+          const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep;
+          const long long n0 = static_cast<long long>(tile.tile_n) * BN;
+          char* mine = staging + consumer * 2 * WM * 128;
+          if (threadIdx.x % 128 == 0) sm90::bulk_wait_group_read<0>();
+          sm90::named_barrier_sync(1 + static_cast<int>(threadIdx.x / 128), 128);
+#pragma unroll
+          for (int c = 0; c < (kChunks < 2 ? kChunks : 2); ++c) {
+            copy_input_chunk(mine + (store_parity ^ c) * WM * 128, input_chunk(rows, pitch, m0, n0, c), pitch);
+            sm90::cp_async_commit();
+          }
+        }
+      };
       float acc[kMmaM][kAccRegs];
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi)
@@ -822,6 +878,24 @@ template <class Cfg> struct gemm_wgmma {
       };
       constexpr int kStep = kKHalves ? 2 : 1;  // from one of this consumer's K blocks to the next
       const int kb_first = tile.kb_begin + (kKHalves ? consumer : 0);
+      // kLeadBlocks: consumer 1 waits for consumer 0 to lead off the tile; consumer 0 counts the tile
+      // led once it has issued that many K blocks (or all, if the tile has fewer).
+      if constexpr (kLeadBlocks > 0) {
+        if (consumer == 1)
+          while (*lead_count <= local) {
+          }
+      }
+      auto led_off = [&](int kb) {
+        if constexpr (kLeadBlocks > 0) {
+          if (consumer == 0 && threadIdx.x % 128 == 0 && kb == (kb_first + kLeadBlocks - 1 < tile.kb_end ? kb_first + kLeadBlocks - 1 : tile.kb_end - 1))
+            *lead_count = local + 1;
+        }
+      };
+      if constexpr (kLeadBlocks > 0) {
+        if (kb_first >= tile.kb_end) led_off(kb_first - 1);  // no K block: led off at once
+      }
+      // The input's prefetch goes out once the tile's first MMAs are issued, so that the wait for the
+      // previous stores does not hold them up.
       if constexpr (kScaleHalves) {
         block_scaled_halves_loop(p, tile, acc, smem, full, empty, ring, consumer, warp, lane);
       } else if constexpr (kBlockScaled) {
@@ -829,11 +903,18 @@ template <class Cfg> struct gemm_wgmma {
       } else if constexpr (kRegistersA) {
         for (int kb = kb_first; kb < tile.kb_end; kb += 2 * kStep) {
           mma_stage(kb, frags0, frags1);
+          led_off(kb);
+          if (kb == kb_first) prefetch_input();
           if (kb + kStep >= tile.kb_end) break;
           mma_stage(kb + kStep, frags1, frags0);
+          led_off(kb + kStep);
         }
       } else {
-        for (int kb = kb_first; kb < tile.kb_end; kb += kStep) mma_stage(kb, frags0, frags1);
+        for (int kb = kb_first; kb < tile.kb_end; kb += kStep) {
+          mma_stage(kb, frags0, frags1);
+          led_off(kb);
+          if (kb == kb_first) prefetch_input();
+        }
       }
       if constexpr (kPingpong) {
         if (threadIdx.x % 128 == 0) sm90::mbarrier_arrive(&order[1 - consumer]);  // the other's turn
@@ -875,18 +956,17 @@ template <class Cfg> struct gemm_wgmma {
         bool staged_input = false;
         const char* input_rows = nullptr;
         long long input_pitch = 0;
-        if constexpr (kStagedInput) {
-          input_rows = Cfg::epilogue::template staged_input_rows<Cfg>(p, tile.batch, input_pitch);
-          staged_input = interior && ((reinterpret_cast<unsigned long long>(input_rows) | static_cast<unsigned long long>(input_pitch)) & 15) == 0;
-        }
+        if constexpr (kStagedInput) staged_input = staged_input_at(p, tile, consumer, input_rows, input_pitch);
         if (staged_input) {
           if constexpr (kStagedInput)
             store_tile_through_tma<true, true>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale, tv, input_rows,
-                                               input_pitch);
+                                               input_pitch, input_prefetched);
         } else if (interior) {
-          store_tile_through_tma<true, false>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale, tv, nullptr, 0);
+          store_tile_through_tma<true, false>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale, tv, nullptr, 0,
+                                              false);
         } else {
-          store_tile_through_tma<false, false>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale, tv, nullptr, 0);
+          store_tile_through_tma<false, false>(p, map_d, mine, acc, m0, n0, tile.batch, store_parity, warp, g, t, d_scale, tv, nullptr, 0,
+                                               false);
         }
       } else {
         if (interior) store_tile_directly<true>(p, acc, m0, n0, tile.batch, warp, g, t, d_scale, tv);
@@ -980,34 +1060,86 @@ template <class Cfg> struct gemm_wgmma {
       }
   }
 
+  // Whether the consumer's part of the tile stages its M x N input (kStagedInput: an interior tile
+  // whose input rows start 16-byte aligned), and where the input's rows start.
+  __device__ __forceinline__ static bool staged_input_at(const gemm_params& p, const persistent_tiles<kCluster>& tile, int consumer,
+                                                         const char*& rows, long long& pitch) {
+    rows = Cfg::epilogue::template staged_input_rows<Cfg>(p, tile.batch, pitch);
+    const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep;
+    const long long n0 = static_cast<long long>(tile.tile_n) * BN;
+    return m0 + WM <= p.m && n0 + BN <= p.n &&
+           ((reinterpret_cast<unsigned long long>(rows) | static_cast<unsigned long long>(pitch)) & 15) == 0;
+  }
+  // Chunk cc of the staged input (the consumer's WM rows from row m0 of input_rows, 128 bytes from
+  // column n0 + cc * kChunkCols) into buf, in 16-byte pieces swizzled as D's chunk: piece i of this
+  // thread is row (tid + 128 i) / 8, 16-byte unit (tid + 128 i) % 8.
+  __device__ __forceinline__ static const char* input_chunk(const char* input_rows, long long input_pitch, long long m0, long long n0,
+                                                            int cc) {
+    return input_rows + m0 * input_pitch + (n0 + cc * kChunkCols) * static_cast<long long>(sizeof(TD));
+  }
+  // (Rows 16 i apart share their swizzle phase.)
+  __device__ __forceinline__ static int input_piece_offset(int i) {
+    const int t = static_cast<int>(threadIdx.x % 128), row = t >> 3;
+    return row * 128 + (((t & 7) ^ (row & 7)) << 4) + i * 16 * 128;
+  }
+  __device__ __forceinline__ static const char* input_piece(const char* from, long long input_pitch, int i) {
+    const int t = static_cast<int>(threadIdx.x % 128);
+    return from + ((t >> 3) + 16 * i) * input_pitch + (t & 7) * 16;
+  }
+  __device__ __forceinline__ static void copy_input_chunk(char* buf, const char* from, long long input_pitch) {
+#pragma unroll
+    for (int i = 0; i < kInputPieces; ++i) sm90::cp_async_16(buf + input_piece_offset(i), input_piece(from, input_pitch, i));
+  }
+
   // One consumer's WM x BN outputs: chunk by chunk into the staging buffers, each chunk sent by one
   // thread's TMA store while the warpgroup fills the other buffer. StagedInput: each chunk of the
   // staged M x N input (rows from input_rows, input_pitch bytes apart) is first copied into the
   // buffer the chunk's outputs then replace.
+  // prefetched (StagedInput): chunks 0 and 1 of the input were copied during the main loop (one
+  // cp.async group each, see kPrefetchInput).
   template <bool Inside, bool StagedInput>
   __device__ __forceinline__ static void store_tile_through_tma(const gemm_params& p, const sm90::tensor_map* map_d, char* staging,
                                                                 float (&acc)[kMmaM][kAccRegs], long long m0, long long n0,
                                                                 int batch, int& parity, int warp, int g, int t, float d_scale,
-                                                                const epilogue_tile& tv, const char* input_rows, long long input_pitch) {
+                                                                const epilogue_tile& tv, const char* input_rows, long long input_pitch,
+                                                                bool prefetched_input) {
+    const bool prefetched = kPrefetchInput && prefetched_input;
     const bool issuer = threadIdx.x % 128 == 0;
     const int barrier_id = 1 + static_cast<int>(threadIdx.x / 128);
+    // Chunks 2 and 3 of a prefetched input: each loaded into registers a chunk ahead, as the chunk
+    // before starts (its buffer is still being stored from), then stored into the buffer when it is free.
+    uint4 ahead[kInputPieces];
     // The TMA store drops whatever falls outside D; the epilogue reads nothing there.
 #pragma unroll
     for (int cc = 0; cc < kChunks; ++cc) {
       char* buf = staging + parity * WM * 128;
-      // The store that last read this buffer (two chunks ago) must be done with it.
-      if (issuer) sm90::bulk_wait_group_read<1>();
-      sm90::named_barrier_sync(barrier_id, 128);
-      if constexpr (StagedInput) {
-        // The chunk's WM rows x 128 bytes of the input, 16-byte pieces swizzled as D's chunk.
-        const char* from = input_rows + m0 * input_pitch + (n0 + cc * kChunkCols) * static_cast<long long>(sizeof(TD));
-#pragma unroll
-        for (int i = 0; i < WM * 8 / 128; ++i) {
-          const int piece = static_cast<int>(threadIdx.x % 128) + i * 128, row = piece >> 3, q = piece & 7;
-          sm90::cp_async_16(buf + row * 128 + ((q ^ (row & 7)) << 4), from + row * input_pitch + q * 16);
-        }
-        sm90::cp_async_wait_all();
+      if (StagedInput && prefetched && cc < 2) {
+        // Copied during the main loop: the group of chunk 1 may still be in flight for chunk 0.
+        if (cc == 0 && kChunks > 1) sm90::cp_async_wait_group<1>();
+        else sm90::cp_async_wait_group<0>();
         sm90::named_barrier_sync(barrier_id, 128);
+      } else {
+        // The store that last read this buffer (two chunks ago) must be done with it.
+        if (issuer) sm90::bulk_wait_group_read<1>();
+        sm90::named_barrier_sync(barrier_id, 128);
+        if constexpr (StagedInput) {
+          if (prefetched && cc - 2 < kRegisterChunks) {
+#pragma unroll
+            for (int i = 0; i < kInputPieces; ++i) *reinterpret_cast<uint4*>(buf + input_piece_offset(i)) = ahead[i];
+          } else {
+            copy_input_chunk(buf, input_chunk(input_rows, input_pitch, m0, n0, cc), input_pitch);
+            sm90::cp_async_wait_all();
+          }
+          sm90::named_barrier_sync(barrier_id, 128);
+        }
+      }
+      // The next chunk's input into registers (chunks 2 and 3), now that this chunk's is in its buffer.
+      if constexpr (StagedInput && kRegisterChunks > 0) {
+        if (prefetched && cc + 1 >= 2 && cc + 1 < 2 + kRegisterChunks) {
+          const char* from = input_chunk(input_rows, input_pitch, m0, n0, cc + 1);
+#pragma unroll
+          for (int i = 0; i < kInputPieces; ++i) ahead[i] = __ldcs(reinterpret_cast<const uint4*>(input_piece(from, input_pitch, i)));
+        }
       }
       const epilogue_tile ct{tv.values, tv.c0, 0, buf, m0, n0 + cc * kChunkCols, 0};
       fill_chunk(buf, acc, cc, warp, g, t, [&](int row, int j, float a0, float a1) {

@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -59,6 +59,16 @@ variant_cli() {
   if [ "$1" = new ]; then run=("$bin/tilejit"); else run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit"); fi
 }
 
+# build/variants/NAME: the embedded templates with sed expressions applied to gemm_wgmma.cuh; prints
+# how many of its lines differ from the embedded file (0: an expression that matched nothing).
+mk_variant() {
+  local name="$1"
+  shift
+  rm -rf "$root/build/variants/$name" && mkdir -p "$root/build/variants" && cp -r "$root/kernels_templates" "$root/build/variants/$name"
+  for e in "$@"; do sed -i "$e" "$root/build/variants/$name/gemm_wgmma.cuh"; done
+  echo "variant $name: $(diff "$root/kernels_templates/gemm_wgmma.cuh" "$root/build/variants/$name/gemm_wgmma.cuh" | grep -c '^>') lines changed"
+}
+
 # The float64 checks of every path that stages epilogue operands (i25-vectors, i27-checks).
 staging_specs=(
   "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])"
@@ -76,6 +86,13 @@ staging_specs=(
   "1024 768 512 TN bf16 default d=acc+beta*c"
   "1024 768 512 NN:c f16 wgmma:128x128x64:128x128:5:pp d=relu(acc+beta*c)"
 )
+
+# Waits for a step started in the background (PID) and prints its exit status and its log's tail.
+wait_for_step() {
+  wait "$1"
+  echo "== $2: rc=$?"
+  tail -n 12 "$out/$2.log"
+}
 
 # Appends the logs $out/PREFIX*.log, each under a "#### name" line, to $out/FILE and removes them.
 gather_logs() {
@@ -1637,9 +1654,7 @@ for what in "$@"; do
       check_specs tv_checks "${staging_specs[@]}"
       step tv_memcheck 4 timeout 150 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout TN --dtype f16 \
         -e 'd = gelu(acc + bias[n]) * scale[m] + residual' --check
-      wait "$suite_pid"
-      echo "== tv_suite: rc=$?"
-      tail -n 12 "$out/tv_suite.log"
+      wait_for_step "$suite_pid" tv_suite
       step tv_racecheck 6 timeout 100 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
         -c wgmma:128x128x64:128x128:5:pp -e 'd = gelu(acc + bias[n]) + residual' --check
       step tv_racecheck2 6 timeout 100 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 520 --n 768 --k 512 --layout NT --dtype bf16 \
@@ -1689,6 +1704,98 @@ for what in "$@"; do
           --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual'
       done
       gather_logs ts_ i27_stream.txt
+      ;;
+    i28-checks)
+      # Twenty-eighth session, correctness of the staged input's prefetch (its first two chunks copied
+      # during the main loop, the next two loaded into registers a chunk ahead) and of 2ca501f (a
+      # swapped kernel's vectors staged by its own problem): the GPU suite in the background beside
+      # float64 CLI checks (every staging path, then multi-tile problems where the prefetch waits for
+      # the previous tile's stores, f32 D with 8 chunks, e4m3 per-tensor and block-scaled, tf32
+      # through registers, split and tail-split tiles); memcheck, racecheck; where ptxas's spills sit (SASS).
+      timeout 330 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 300 --output-on-failure >"$out/pc_suite.log" 2>&1 &
+      suite_pid=$!
+      check_specs pc_checks "${staging_specs[@]}" \
+        "4096 4096 4096 NT bf16 default d=acc*scale[m]+residual" \
+        "8192 4096 1024 NN bf16 default d=acc+residual" \
+        "4096 4096 1024 TN f16 default d=gelu(acc+bias[n])*scale[m]+residual" \
+        "4096 2048 512 NT bf16 wgmma:128x128x64:128x128:5:pp d=acc+residual" \
+        "4096 4096 2048 NT bf16 wgmma:128x256x64:64x256:4:t3 d=acc*scale[m]+residual" \
+        "2048 2048 4096 NT bf16 wgmma:128x256x64:64x256:4:k2 d=acc+residual" \
+        "3000 2048 1024 NT bf16 wgmma:192x128x64:64x128:4 d=acc+residual" \
+        "4096 4096 4096 NN:c bf16 wgmma:128x256x64:64x256:4:sw d=acc*s1[m]+s2[m]"
+      {
+        "$bin/tilejit" gemm --m 2048 --n 4096 --k 512 --layout NT --dtype bf16 --out-dtype f32 -e 'd = acc + residual' --check
+        "$bin/tilejit" gemm --m 4096 --n 4096 --k 1024 --layout NT --dtype e4m3 -e 'd = acc * scale[m] + residual' --check
+        "$bin/tilejit" gemm --m 4096 --n 4096 --k 1024 --layout NT --dtype e4m3 --block-scales -e 'd = acc + residual' --check
+        "$bin/tilejit" gemm --m 2048 --n 4096 --k 512 --layout NN --dtype f32 --math tf32 -e 'd = acc + residual' --check
+        "$bin/tilejit" gemm --m 4096 --n 4096 --k 512 --layout TN --dtype bf16 --beta 0.5 --check
+      } 2>&1 | grep -E "config|check|rror" >"$out/pc_more.log"
+      cat "$out/pc_more.log"
+      step pc_memcheck 4 timeout 120 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 4096 --n 4096 --k 4096 --layout NN:c --dtype bf16 \
+        -c wgmma:128x256x64:64x256:4:sw -e 'd = acc * s1[m] + s2[m]' --check
+      step pc_memcheck2 4 timeout 120 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 4096 --n 2048 --k 256 --layout NT --dtype bf16 \
+        -e 'd = acc * scale[m] + residual' --check
+      wait_for_step "$suite_pid" pc_suite
+      step pc_racecheck 6 timeout 150 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 4096 --n 2048 --k 128 --layout NT --dtype bf16 \
+        -e 'd = acc * scale[m] + residual' --check
+      # The embedded templates lag consumer 1 by kLeadBlocks (3); the same tests with the lag off
+      # (variant lead0: the prefetch alone) and at 4 (= the default's stages).
+      mk_variant lead0 's/enum : int { kLeadBlocksWanted = 3 };/enum : int { kLeadBlocksWanted = 0 };/'
+      mk_variant lead4 's/enum : int { kLeadBlocksWanted = 3 };/enum : int { kLeadBlocksWanted = 4 };/'
+      for v in lead0 lead4; do
+        step "pc_tests_$v" 4 env TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" timeout 200 "$root/build/bin/tilejit_gpu_tests" \
+          --gtest_filter='GemmEpilogueGpu.EveryKindAndLayout:GemmGpuWgmma.*'
+      done
+      # Spills: the local loads and stores in the SASS of the default kernel with a residual.
+      rm -rf /tmp/pc_dump
+      for v in new base; do
+        variant_cli $v
+        TILEJIT_DUMP_DIR=/tmp/pc_dump/$v TILEJIT_CACHE_DIR=/tmp/pc_cache_$v "${run[@]}" compile gemm --m 4096 --n 4096 --k 4096 \
+          --layout NT --dtype bf16 -e 'd = acc * scale[m] + residual' >/dev/null 2>&1
+        TILEJIT_DUMP_DIR=/tmp/pc_dump/$v TILEJIT_CACHE_DIR=/tmp/pc_cache_$v "${run[@]}" compile gemm --m 4096 --n 4096 --k 1024 \
+          --layout NT --dtype e4m3 --block-scales -e 'd = acc + residual' >/dev/null 2>&1
+      done
+      for f in /tmp/pc_dump/*/*.cubin; do
+        echo "#### $f"
+        cuobjdump -sass "$f" | grep -E "^ +/\*[0-9a-f]+\*/" | sed 's@/\*[0-9a-f]*\*/@@; s@;.*@@' | awk '{$1=$1};1' >/tmp/pc_s.txt
+        echo "instructions $(wc -l </tmp/pc_s.txt) local $(grep -c -E "LDL|STL" /tmp/pc_s.txt)"
+        grep -n -E "LDL|STL|HGMMA.*gsb0|WARPGROUP.DEPBAR|BAR.SYNC|LDGSTS|UTMASTG|SYNCS.EXCH|EXIT" /tmp/pc_s.txt | awk -F: '{print $1": "$2}' | uniq -c -f1 | head -150
+      done >"$out/pc_sass.log" 2>&1
+      grep -E "^####|^instructions" "$out/pc_sass.log"
+      gather_logs pc_ i28_checks.txt
+      ;;
+    i28-bench)
+      # The embedded templates (the input's prefetch, consumer 1 three K blocks behind) against main
+      # before them (variant base: 63ea428's templates), the prefetch alone (lead0) and the lag at 2
+      # and 4 K blocks, alternating, graph, plain, scale + residual and GELU + bias.
+      [ -d "$root/build/variants/base" ] || echo "build/variants/base is missing (carry it)"
+      mk_variant lead0 's/enum : int { kLeadBlocksWanted = 3 };/enum : int { kLeadBlocksWanted = 0 };/'
+      mk_variant lead2 's/enum : int { kLeadBlocksWanted = 3 };/enum : int { kLeadBlocksWanted = 2 };/'
+      mk_variant lead4 's/enum : int { kLeadBlocksWanted = 3 };/enum : int { kLeadBlocksWanted = 4 };/'
+      o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
+      for round in 1 2; do
+        for v in new base lead0 lead2 lead4; do
+          [ "$round" = 2 ] && [ "$v" = lead2 -o "$v" = lead4 ] && continue
+          variant_cli $v
+          step "pb_${round}_$v" 40 timeout 100 "${run[@]}" bench gemm $o -e none -e 'd = acc * scale[m] + residual' -e 'd = gelu(acc + bias[n])'
+        done
+      done
+      gather_logs pb_ i28_bench.txt
+      ;;
+    i28-stream)
+      # i28-bench's new / base under the stream method, and 12288x4096x4096 (the shape where the
+      # residual cost most, H100 2026-12-07) under graph. Needs build/variants/base (carried).
+      for v in new base; do
+        variant_cli $v
+        step "ps_stream_$v" 40 timeout 100 "${run[@]}" bench gemm --dtype bf16 --method stream --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 \
+          --runs 3 --group-ms 20 --rounds 3 -e none -e 'd = acc * scale[m] + residual' -e 'd = gelu(acc + bias[n])'
+      done
+      for v in new base; do
+        variant_cli $v
+        step "ps_12288_$v" 20 timeout 60 "${run[@]}" bench gemm --dtype bf16 --method graph --layout NT,NN --shapes 12288x4096x4096 \
+          --runs 3 --group-ms 20 --rounds 2 -e none -e 'd = acc * scale[m] + residual'
+      done
+      gather_logs ps_ i28_stream.txt
       ;;
     *) echo "unknown step $what" ;;
   esac

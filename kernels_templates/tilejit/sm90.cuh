@@ -122,6 +122,10 @@ __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(smem)), "l"(gmem) : "memory");
 }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+// Closes this thread's cp.async copies issued since the last commit into a group; cp_async_wait_group<N>
+// waits until at most the N most recent of its groups are still in flight.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_async_wait_group() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
 // Barrier among `threads` threads (a multiple of 32) that use the same id; id 0 is __syncthreads's.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {

@@ -67,6 +67,7 @@ struct Case {
   // into D's staging buffers where its rows start 16-byte aligned) with its leading dimension beyond tight.
   Layout residual_layout = Layout::col_major;
   std::int64_t residual_pad = 0;
+  std::int64_t samples = 20000;  // elements checked at random in problems of more than 40000
 };
 
 // The body, its operands, and the check: D and `pre` against the float64 evaluation of the body.
@@ -127,7 +128,7 @@ void run_case(Runtime& rt, const Case& cs, const std::string& body, std::uint64_
         for (std::int64_t col = 0; col < p.n; ++col) samples.push_back({bb, r, col});
   } else {
     std::uniform_int_distribution<std::int64_t> ur(0, p.m - 1), uc(0, p.n - 1), ub(0, p.batch - 1);
-    for (int i = 0; i < 20000; ++i) samples.push_back({ub(rng), ur(rng), uc(rng)});
+    for (std::int64_t i = 0; i < cs.samples; ++i) samples.push_back({ub(rng), ur(rng), uc(rng)});
     for (std::int64_t r = 0; r < p.m; ++r) samples.push_back({p.batch - 1, r, p.n - 1});
     for (std::int64_t col = 0; col < p.n; ++col) samples.push_back({p.batch - 1, p.m - 1, col});
   }
@@ -210,6 +211,13 @@ TEST_F(GemmEpilogueGpu, EveryKindAndLayout) {
   }
   cases.push_back({"residual_rows_batched", 256, 512, 128, 3, "NN", rm, "wgmma:128x256x64:64x256:4", 0, false, -0.75f, rm});
   cases.push_back({"residual_rows_off", 384, 512, 128, 1, "NT", rm, "wgmma:128x256x64:64x256:4", 0, false, -0.75f, rm, 3});
+  // Two or more tiles per consumer, with a short K: each tile's first input chunks are copied during
+  // its main loop once the previous tile's stores have read the staging buffers (kPrefetchInput), and
+  // chunks 2 and 3 of the 128x256 tiles pass through registers. 200,000 samples: a chunk of one tile
+  // wrong (4096 outputs) shows in the error at about 90 samples.
+  cases.push_back({"residual_rows_many_tiles", 2048, 4352, 32, 1, "NT", rm, "wgmma:128x256x64:64x256:4", 0, false, -0.75f, rm, 0, 200000});
+  cases.push_back({"residual_rows_many_tiles_pp", 2560, 2048, 96, 1, "NN", rm, "wgmma:128x128x64:128x128:5:pp", 0, false, -0.75f, rm, 0,
+                   200000});
   const std::uint64_t seed = std::random_device{}();
   for (const auto& c : cases) run_case(rt, c, kBody, seed);
 }
