@@ -187,18 +187,6 @@ template <class Cfg> struct gemm_wgmma {
   enum : bool { kPrefetchInput = kStagedInput && !kKHalves && !kBlockScaled };
   enum : int { kInputPieces = WM * 8 / 128 };  // 16-byte pieces of a chunk per thread
   enum : int { kRegisterChunks = !kPrefetchInput || WM != 64 || kChunks <= 2 ? 0 : kChunks - 2 < 2 ? kChunks - 2 : 2 };
-  // Two cooperative consumers share every stage and, started together, run their epilogues at the
-  // same time: both warps of each SM sub-partition issue epilogue instructions while no MMA runs
-  // (a GELU costs a 128x256 tile about 5% of its main loop). Consumer 1 starts each tile once
-  // consumer 0 has issued its first kLeadBlocks K blocks, so it is that many behind at the tile's
-  // end: its last MMAs run during consumer 0's epilogue and consumer 0's next MMAs during its own
-  // (one warpgroup's MMAs keep the tensor cores busy alone; each epilogue, one warp per
-  // sub-partition, runs in half the time). At most STAGES: consumer 0 gets that far into a tile
-  // on the stages consumer 1 released in the tile before.
-  enum : int { kLeadBlocksWanted = 3 };
-  enum : int { kLeadBlocks = kConsumers == 2 && !kPingpong && !kKHalves && !kBlockScaled && kCluster == 1
-                                 ? (kLeadBlocksWanted < STAGES ? kLeadBlocksWanted : STAGES)
-                                 : 0 };
   // Registers move from the producer, which needs few, to the consumers' accumulators: with
   // 384 threads, 128 x 40 + 256 x 232 fits the 64K register file. Block-scaled kernels hold a
   // second accumulator set (the promoted sums) and spilled at 232 (92 bytes in 128x128x128; 28 in
@@ -666,10 +654,6 @@ template <class Cfg> struct gemm_wgmma {
     // take the tensor cores in turn (and neither waits on a stage more than one ring wrap ahead).
     auto* order = empty + STAGES;
     auto* last_flag = reinterpret_cast<volatile int*>(order + 2);  // split-K: one per consumer
-    // kLeadBlocks: how many tiles consumer 0 has led off (a count, not an mbarrier: with tiles of fewer
-    // K blocks than stages, consumer 0 may get two tiles ahead, which a barrier's phase parity
-    // cannot tell from none).
-    auto* lead_count = last_flag + 2;
     // Staged epilogue vectors: a full and an empty barrier per buffer, then the buffers (BN floats a
     // vector), past the flags.
     auto* vec_full = reinterpret_cast<unsigned long long*>(staging + kStagingBytes + STAGES * 16 + 32);
@@ -691,7 +675,6 @@ template <class Cfg> struct gemm_wgmma {
         sm90::mbarrier_init(&order[0], 1);
         sm90::mbarrier_init(&order[1], 1);
       }
-      if constexpr (kLeadBlocks > 0) *lead_count = 0;
 #pragma unroll
       for (int b = 0; b < kVectorBuffers; ++b) {
         sm90::mbarrier_init(&vec_full[b], 32);                                     // each lane of the copying warp
@@ -878,22 +861,6 @@ template <class Cfg> struct gemm_wgmma {
       };
       constexpr int kStep = kKHalves ? 2 : 1;  // from one of this consumer's K blocks to the next
       const int kb_first = tile.kb_begin + (kKHalves ? consumer : 0);
-      // kLeadBlocks: consumer 1 waits for consumer 0 to lead off the tile; consumer 0 counts the tile
-      // led once it has issued that many K blocks (or all, if the tile has fewer).
-      if constexpr (kLeadBlocks > 0) {
-        if (consumer == 1)
-          while (*lead_count <= local) {
-          }
-      }
-      auto led_off = [&](int kb) {
-        if constexpr (kLeadBlocks > 0) {
-          if (consumer == 0 && threadIdx.x % 128 == 0 && kb == (kb_first + kLeadBlocks - 1 < tile.kb_end ? kb_first + kLeadBlocks - 1 : tile.kb_end - 1))
-            *lead_count = local + 1;
-        }
-      };
-      if constexpr (kLeadBlocks > 0) {
-        if (kb_first >= tile.kb_end) led_off(kb_first - 1);  // no K block: led off at once
-      }
       // The input's prefetch goes out once the tile's first MMAs are issued, so that the wait for the
       // previous stores does not hold them up.
       if constexpr (kScaleHalves) {
@@ -903,16 +870,13 @@ template <class Cfg> struct gemm_wgmma {
       } else if constexpr (kRegistersA) {
         for (int kb = kb_first; kb < tile.kb_end; kb += 2 * kStep) {
           mma_stage(kb, frags0, frags1);
-          led_off(kb);
           if (kb == kb_first) prefetch_input();
           if (kb + kStep >= tile.kb_end) break;
           mma_stage(kb + kStep, frags1, frags0);
-          led_off(kb + kStep);
         }
       } else {
         for (int kb = kb_first; kb < tile.kb_end; kb += kStep) {
           mma_stage(kb, frags0, frags1);
-          led_off(kb);
           if (kb == kb_first) prefetch_input();
         }
       }

@@ -1705,6 +1705,9 @@ for what in "$@"; do
       done
       gather_logs ts_ i27_stream.txt
       ;;
+    # i28-checks, i28-bench ran on 7a9d11a (2026-12-07, H100), whose templates had the consumer lag
+    # (kLeadBlocksWanted = 3), since dropped: their lead* variants need docs/experiments/consumer_lead.diff
+    # applied first (mk_variant prints "0 lines changed" without it).
     i28-checks)
       # Twenty-eighth session, correctness of the staged input's prefetch (its first two chunks copied
       # during the main loop, the next two loaded into registers a chunk ahead) and of 2ca501f (a
