@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1799,6 +1799,32 @@ for what in "$@"; do
           --runs 3 --group-ms 20 --rounds 2 -e none -e 'd = acc * scale[m] + residual'
       done
       gather_logs ps_ i28_stream.txt
+      ;;
+    i28-skew)
+      # The skewed tail (kSkewBlocks: a 64x256 consumer's last K blocks in column halves, the first half's
+      # epilogue beside the second half's MMAs), in one call of about 200 s: float64 checks (every
+      # layout, f16, f32 D, a residual, a tail split, 3 K blocks), memcheck and racecheck, then the
+      # embedded templates (2 blocks) against variants noskew (0) and skew4 (4). Not run yet: needs
+      # `git apply docs/experiments/skewed_tail.diff` and a rebuild (the templates are embedded).
+      mk_variant noskew 's/enum : int { kSkewBlocksWanted = 2 };/enum : int { kSkewBlocksWanted = 0 };/'
+      mk_variant skew4 's/enum : int { kSkewBlocksWanted = 2 };/enum : int { kSkewBlocksWanted = 4 };/'
+      check_specs sk_checks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" "4096 4096 4096 NN bf16 default none" \
+        "2048 4096 1024 TN f16 default d=gelu(acc+bias[n])*scale[m]+residual" "1001 777 515 TT bf16 wgmma:128x256x64:64x256:4 d=acc*scale[m]+residual" \
+        "4096 4096 192 NT bf16 wgmma:128x256x64:64x256:4 d=acc+residual" "520 700 4096 NT bf16 wgmma:128x256x64:64x256:4:t3 d=gelu(acc+bias[n])" \
+        "4096 4096 1024 NN:c bf16 wgmma:128x256x64:64x256:4:sw d=acc*s1[m]+s2[m]"
+      timeout 30 "$bin/tilejit" gemm --m 2048 --n 4096 --k 512 --layout NT --dtype bf16 --out-dtype f32 -e 'd = acc + residual' --check 2>&1 | grep check
+      step sk_memcheck 3 timeout 40 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 4096 --n 2048 --k 512 --layout NT --dtype bf16 \
+        -e 'd = gelu(acc + bias[n])' --check
+      step sk_racecheck 3 timeout 40 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 4096 --n 2048 --k 192 --layout NT --dtype bf16 \
+        -e 'd = acc * scale[m] + residual' --check
+      o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
+      i=0
+      for v in new noskew skew4 new noskew; do
+        variant_cli $v
+        i=$((i + 1))
+        step "sk_bench_${i}_$v" 14 timeout 40 "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual'
+      done 2>&1 | grep -E "^==|^[0-9]+x" | cut -c1-60
+      gather_logs sk_ i28_skew.txt
       ;;
     *) echo "unknown step $what" ;;
   esac
