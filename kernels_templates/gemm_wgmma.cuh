@@ -472,7 +472,7 @@ template <class Cfg> struct gemm_wgmma {
       b_step = static_cast<int>(step * nblocks);
 #pragma unroll
       for (int h = 0; h < kScaleColumns; ++h) col[h] = static_cast<int>(min(first + h, nblocks - 1) - first);
-      const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep + warp * 16 + (lane >> 2);
+      const long long m0 = consumer_row0(tile, consumer) + warp * 16 + (lane >> 2);
 #pragma unroll
       for (int mi = 0; mi < kMmaM; ++mi) {
         row[mi][0] = static_cast<int>(min(m0 + mi * 64, p.m - 1));
@@ -721,7 +721,7 @@ template <class Cfg> struct gemm_wgmma {
           for (persistent_tiles<kCluster> tile(p, ktiles, rank); tile.valid(); tile.advance(p, ktiles), ++local) {
             const int buffer = kPingpong ? local % 2 : 0, use = kPingpong ? local / 2 : local;
             sm90::mbarrier_wait(&vec_empty[buffer], (use & 1) ^ 1);
-            Cfg::epilogue::template stage_tile_vectors<Cfg>(p, tile.batch, static_cast<long long>(tile.tile_n) * BN,
+            Cfg::epilogue::template stage_tile_vectors<Cfg>(p, tile.batch, tile_col0(tile),
                                                             vec_values + buffer * kTileVectors * BN, threadIdx.x & 31);
             sm90::mbarrier_arrive(&vec_full[buffer]);
           }
@@ -805,8 +805,7 @@ template <class Cfg> struct gemm_wgmma {
           const char* rows;
           long long pitch;
           staged_input_at(p, tile, consumer, rows, pitch);
-          const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep;
-          const long long n0 = static_cast<long long>(tile.tile_n) * BN;
+          const long long m0 = consumer_row0(tile, consumer), n0 = tile_col0(tile);
           char* mine = staging + consumer * 2 * WM * 128;
           if (threadIdx.x % 128 == 0) sm90::bulk_wait_group_read<0>();
           sm90::named_barrier_sync(1 + static_cast<int>(threadIdx.x / 128), 128);
@@ -906,13 +905,9 @@ template <class Cfg> struct gemm_wgmma {
 
       // Accumulator layout of an m64nN wgmma: warp w holds rows 16w..16w+15; per 8 columns j, a
       // thread holds (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1) with g = lane / 4, t = lane % 4.
-      const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep;
-      const long long n0 = static_cast<long long>(tile.tile_n) * BN;
+      const long long m0 = consumer_row0(tile, consumer), n0 = tile_col0(tile);
       const int g = lane >> 2, t = lane & 3;
-      // A tile away from D's edges reads the epilogue's operands with no bounds checks: a vector read
-      // takes about 1 instruction per element instead of 8, an M x N input 2-4 instead of 17, and
-      // the tensor cores of this kernel wait for every instruction of the epilogue.
-      const bool interior = m0 + WM <= p.m && n0 + BN <= p.n;
+      const bool interior = interior_part(p, m0, n0);
       vectors_ready();
       const epilogue_tile tv{vec_values + vec_buffer * kTileVectors * BN, n0, 0, nullptr, 0, 0, 0};
       if constexpr (Cfg::D_TMA) {
@@ -1024,14 +1019,25 @@ template <class Cfg> struct gemm_wgmma {
       }
   }
 
+  // D's first row of consumer `consumer`'s part of the tile, and the tile's first column.
+  __device__ __forceinline__ static long long consumer_row0(const persistent_tiles<kCluster>& tile, int consumer) {
+    return static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep;
+  }
+  __device__ __forceinline__ static long long tile_col0(const persistent_tiles<kCluster>& tile) {
+    return static_cast<long long>(tile.tile_n) * BN;
+  }
+  // A consumer's part from (m0, n0) lies wholly inside D: its epilogue reads with no bounds checks
+  // (a vector read takes about 1 instruction per element instead of 8, an M x N input 2-4 instead
+  // of 17, and the tensor cores of this kernel wait for every instruction of the epilogue).
+  __device__ __forceinline__ static bool interior_part(const gemm_params& p, long long m0, long long n0) {
+    return m0 + WM <= p.m && n0 + BN <= p.n;
+  }
   // Whether the consumer's part of the tile stages its M x N input (kStagedInput: an interior tile
   // whose input rows start 16-byte aligned), and where the input's rows start.
   __device__ __forceinline__ static bool staged_input_at(const gemm_params& p, const persistent_tiles<kCluster>& tile, int consumer,
                                                          const char*& rows, long long& pitch) {
     rows = Cfg::epilogue::template staged_input_rows<Cfg>(p, tile.batch, pitch);
-    const long long m0 = static_cast<long long>(tile.tile_m) * BM + consumer * kConsumerRowStep;
-    const long long n0 = static_cast<long long>(tile.tile_n) * BN;
-    return m0 + WM <= p.m && n0 + BN <= p.n &&
+    return interior_part(p, consumer_row0(tile, consumer), tile_col0(tile)) &&
            ((reinterpret_cast<unsigned long long>(rows) | static_cast<unsigned long long>(pitch)) & 15) == 0;
   }
   // Chunk cc of the staged input (the consumer's WM rows from row m0 of input_rows, 128 bytes from
