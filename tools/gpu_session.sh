@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-headline)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1825,6 +1825,64 @@ for what in "$@"; do
         step "sk_bench_${i}_$v" 14 timeout 40 "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual'
       done 2>&1 | grep -E "^==|^[0-9]+x" | cut -c1-60
       gather_logs sk_ i28_skew.txt
+      ;;
+    i29-first)
+      # Twenty-ninth session's first call (about 420 s): the GPU suite on main (29727bb's refactor and the
+      # lag-free prefetch have not had it) in the background, beside float64 checks of the skewed tail
+      # (build/variants/skew2: the templates with docs/experiments/skewed_tail.diff applied; skew0 /
+      # skew1 / skew4 the same with kSkewBlocksWanted 0 / 1 / 4, made on the development machine and
+      # carried); then memcheck and racecheck of skew2; then main ("new") against the variants,
+      # alternating, graph, plain, GELU (erf), GELU (tanh form: how much of the GELU's cost is its
+      # instructions) and scale + residual.
+      timeout 330 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 300 --output-on-failure >"$out/f29_suite.log" 2>&1 &
+      suite_pid=$!
+      (
+        export TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2"
+        check_specs f29_skchecks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" "4096 4096 4096 NN bf16 default none" \
+          "2048 4096 1024 TN f16 default d=gelu(acc+bias[n])*scale[m]+residual" "1001 777 515 TT bf16 wgmma:128x256x64:64x256:4 d=acc*scale[m]+residual" \
+          "4096 4096 192 NT bf16 wgmma:128x256x64:64x256:4 d=acc+residual" "520 700 4096 NT bf16 wgmma:128x256x64:64x256:4:t3 d=gelu(acc+bias[n])" \
+          "4096 4096 1024 NN:c bf16 wgmma:128x256x64:64x256:4:sw d=acc*s1[m]+s2[m]" "3000 4096 2048 TN bf16 default d=gelu(acc+bias[n])+residual" \
+          "4096 4096 1024 NT e4m3 default d=gelu(acc+bias[n])" "2048 2048 2048 NN f32 default none"
+        timeout 30 "$bin/tilejit" gemm --m 2048 --n 4096 --k 512 --layout NT --dtype bf16 --out-dtype f32 -e 'd = acc + residual' --check 2>&1 |
+          grep -E "config|check" | tr '\n' ' '
+        echo " <- f32 D"
+      )
+      check_specs f29_checks "${staging_specs[@]}"
+      wait_for_step "$suite_pid" f29_suite
+      grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/f29_suite.log" | head -20
+      step f29_memcheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 60 compute-sanitizer --tool memcheck \
+        "$bin/tilejit" gemm --m 4096 --n 2048 --k 512 --layout NT --dtype bf16 -e 'd = gelu(acc + bias[n]) + residual' --check
+      step f29_racecheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 60 compute-sanitizer --tool racecheck \
+        "$bin/tilejit" gemm --m 4096 --n 2048 --k 192 --layout NT --dtype bf16 -e 'd = acc * scale[m] + residual' --check
+      o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
+      i=0
+      for v in new skew2 skew0 skew4 skew1 new skew2; do
+        variant_cli $v
+        i=$((i + 1))
+        step "f29_bench_${i}_$v" 0 timeout 60 "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' \
+          -e 'd = gelu_tanh(acc + bias[n])' -e 'd = acc * scale[m] + residual'
+      done
+      gather_logs f29_ i29_first.txt
+      ;;
+    i29-headline)
+      # The three issues' headline grids on the final code in one call (about 450 s): issue 12's large
+      # and small bf16 grids under graph and stream; issue 14's two bodies beside cuBLASLt's fused
+      # bias + GELU; issue 15's e4m3 shapes per-tensor and block-scaled. Each bench has cuBLAS / cuBLASLt
+      # in the same command.
+      for m in graph stream; do
+        step "hl_bf16_large_$m" 0 timeout 150 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NN,NT,TN,TT,NN:c,NT:c,TN:c,TT:c \
+          --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192,12288x4096x4096 --runs 3 --group-ms 30 --rounds 3
+        step "hl_bf16_small_$m" 0 timeout 100 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NN,NT,TN,TT \
+          --shapes 1000x1000x1000,128x8192x8192,4095x4095x4095,1x4096x4096,16x8192x8192,32x8192x8192 --runs 3 --group-ms 30 --rounds 3
+        step "hl_epi_$m" 0 timeout 80 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 \
+          --runs 3 --group-ms 20 --rounds 3 -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual'
+        step "hl_e4m3_$m" 0 timeout 80 "$bin/tilejit" bench gemm --dtype e4m3 --method $m --layout NT \
+          --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192,16x8192x8192,4095x4095x4095 --runs 3 --group-ms 20 --rounds 3
+        step "hl_e4m3b_$m" 0 timeout 60 "$bin/tilejit" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
+          --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192 --runs 3 --group-ms 20 --rounds 3
+      done
+      grep -h -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/hl_*.log | awk '{print $1, $2, $5}' | sort | uniq | tr '\n' ';' | head -c 6000
+      gather_logs hl_ i29_headline.txt
       ;;
     *) echo "unknown step $what" ;;
   esac
