@@ -1830,10 +1830,10 @@ for what in "$@"; do
       # Twenty-ninth session's first call (about 420 s): the GPU suite on main (29727bb's refactor and the
       # lag-free prefetch have not had it) in the background, beside float64 checks of the skewed tail
       # (build/variants/skew2: the templates with docs/experiments/skewed_tail.diff applied; skew0 /
-      # skew1 / skew4 the same with kSkewBlocksWanted 0 / 1 / 4, made on the development machine and
-      # carried); then memcheck and racecheck of skew2; then main ("new") against the variants,
-      # alternating, graph, plain, GELU (erf), GELU (tanh form: how much of the GELU's cost is its
-      # instructions) and scale + residual.
+      # skew4 the same with kSkewBlocksWanted 0 / 4, made on the development machine and
+      # carried); then main ("new") against the variants, alternating, graph, plain, GELU (erf), GELU
+      # (tanh form: how much of the GELU's cost is its instructions) and scale + residual; then
+      # memcheck and racecheck of skew2. Logs gathered after each part (a call cut short keeps them).
       timeout 330 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 300 --output-on-failure >"$out/f29_suite.log" 2>&1 &
       suite_pid=$!
       (
@@ -1850,19 +1850,21 @@ for what in "$@"; do
       check_specs f29_checks "${staging_specs[@]}"
       wait_for_step "$suite_pid" f29_suite
       grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/f29_suite.log" | head -20
-      step f29_memcheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 60 compute-sanitizer --tool memcheck \
-        "$bin/tilejit" gemm --m 4096 --n 2048 --k 512 --layout NT --dtype bf16 -e 'd = gelu(acc + bias[n]) + residual' --check
-      step f29_racecheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 60 compute-sanitizer --tool racecheck \
-        "$bin/tilejit" gemm --m 4096 --n 2048 --k 192 --layout NT --dtype bf16 -e 'd = acc * scale[m] + residual' --check
+      gather_logs f29_ i29_checks.txt
       o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
       i=0
-      for v in new skew2 skew0 skew4 skew1 new skew2; do
+      for v in new skew2 skew0 skew4 new skew2; do
         variant_cli $v
         i=$((i + 1))
         step "f29_bench_${i}_$v" 0 timeout 60 "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' \
           -e 'd = gelu_tanh(acc + bias[n])' -e 'd = acc * scale[m] + residual'
       done
-      gather_logs f29_ i29_first.txt
+      gather_logs f29_ i29_bench.txt
+      step f29_memcheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 60 compute-sanitizer --tool memcheck \
+        "$bin/tilejit" gemm --m 4096 --n 2048 --k 512 --layout NT --dtype bf16 -e 'd = gelu(acc + bias[n]) + residual' --check
+      step f29_racecheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 60 compute-sanitizer --tool racecheck \
+        "$bin/tilejit" gemm --m 4096 --n 2048 --k 192 --layout NT --dtype bf16 -e 'd = acc * scale[m] + residual' --check
+      gather_logs f29_ i29_sanitizers.txt
       ;;
     i29-headline)
       # The three issues' headline grids on the final code in one call (about 450 s): issue 12's large
