@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-headline)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1895,6 +1895,33 @@ for what in "$@"; do
       step l29_memcheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 40 compute-sanitizer --tool memcheck \
         "$bin/tilejit" gemm --m 4096 --n 2048 --k 512 --layout NT --dtype bf16 -e 'd = gelu(acc + bias[n]) + residual' --check
       gather_logs l29_ i29_sanitizers.txt
+      ;;
+    i29-last)
+      # i29-lean for a call of about 280 s: the GPU tests of the wgmma kernels (29727bb changed only
+      # gemm_wgmma.cuh; 140 s at most) beside the skewed tail's float64 checks, then main and skew2
+      # alternating twice. Logs gathered after each part.
+      timeout 140 ctest --test-dir "$root/build" -L gpu -R 'GemmEpilogueGpu|GemmGpuWgmma|Fp8GemmGpu|GemmGpuGraph' -j 16 --timeout 130 \
+        --output-on-failure >"$out/z29_suite.log" 2>&1 &
+      suite_pid=$!
+      (
+        export TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2"
+        check_specs z29_skchecks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" "2048 4096 1024 TN f16 default d=gelu(acc+bias[n])*scale[m]+residual" \
+          "1001 777 515 TT bf16 wgmma:128x256x64:64x256:4 d=acc*scale[m]+residual" "4096 4096 192 NT bf16 wgmma:128x256x64:64x256:4 d=acc+residual" \
+          "4096 4096 1024 NN:c bf16 wgmma:128x256x64:64x256:4:sw d=acc*s1[m]+s2[m]" "3000 4096 2048 TN bf16 default d=gelu(acc+bias[n])+residual"
+      )
+      wait_for_step "$suite_pid" z29_suite
+      grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/z29_suite.log" | head -20
+      gather_logs z29_ i29_checks.txt
+      o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
+      i=0
+      for v in new skew2 new skew2; do
+        variant_cli $v
+        i=$((i + 1))
+        step "z29_bench_${i}_$v" 0 timeout 40 "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' \
+          -e 'd = gelu_tanh(acc + bias[n])' -e 'd = acc * scale[m] + residual'
+        cp "$out/z29_bench_${i}_$v.log" "$out/i29_bench_${i}_$v.txt"
+      done
+      rm -f "$out"/z29_bench_*.log
       ;;
     i29-headline)
       # The three issues' headline grids on the final code in one call (about 450 s): issue 12's large
