@@ -69,6 +69,19 @@ mk_variant() {
   echo "variant $name: $(diff "$root/kernels_templates/gemm_wgmma.cuh" "$root/build/variants/$name/gemm_wgmma.cuh" | grep -c '^>') lines changed"
 }
 
+# build/variants/skew2 (the templates with docs/experiments/skewed_tail.diff applied) and skew0 /
+# skew4 (the same with kSkewBlocksWanted 0 / 4), unless carried.
+mk_skew_variants() {
+  [ -d "$root/build/variants/skew2" ] && return
+  mkdir -p "$root/build/variants" && cp -r "$root/kernels_templates" "$root/build/variants/skew2" &&
+    patch -s -d "$root/build/variants/skew2" -p2 <"$root/docs/experiments/skewed_tail.diff" || echo "skewed_tail.diff did not apply"
+  local n
+  for n in 0 4; do
+    rm -rf "$root/build/variants/skew$n" && cp -r "$root/build/variants/skew2" "$root/build/variants/skew$n"
+    sed -i "s/enum : int { kSkewBlocksWanted = 2 };/enum : int { kSkewBlocksWanted = $n };/" "$root/build/variants/skew$n/gemm_wgmma.cuh"
+  done
+}
+
 # The float64 checks of every path that stages epilogue operands (i25-vectors, i27-checks).
 staging_specs=(
   "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])"
@@ -1830,10 +1843,10 @@ for what in "$@"; do
       # Twenty-ninth session's first call (about 420 s): the GPU suite on main (29727bb's refactor and the
       # lag-free prefetch have not had it) in the background, beside float64 checks of the skewed tail
       # (build/variants/skew2: the templates with docs/experiments/skewed_tail.diff applied; skew0 /
-      # skew4 the same with kSkewBlocksWanted 0 / 4, made on the development machine and
-      # carried); then main ("new") against the variants, alternating, graph, plain, GELU (erf), GELU
-      # (tanh form: how much of the GELU's cost is its instructions) and scale + residual; then
-      # memcheck and racecheck of skew2. Logs gathered after each part (a call cut short keeps them).
+      # skew4 the same with kSkewBlocksWanted 0 / 4; see mk_skew_variants); then main ("new")
+      # against the variants, alternating, graph, plain, GELU (erf), GELU (tanh form: how much of
+      # the GELU's cost is its instructions) and scale + residual; then memcheck and racecheck of skew2. Logs gathered after each part (a call cut short keeps them).
+      mk_skew_variants
       timeout 330 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 300 --output-on-failure >"$out/f29_suite.log" 2>&1 &
       suite_pid=$!
       (
@@ -1871,6 +1884,7 @@ for what in "$@"; do
       # failed starts): the GPU suite (full, 220 s at most) beside the skewed tail's float64 checks,
       # then main ("new") and skew2 alternating twice (graph, plain, GELU, tanh GELU, scale + residual),
       # then memcheck of skew2. Logs gathered after each part.
+      mk_skew_variants
       timeout 220 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 200 --output-on-failure >"$out/l29_suite.log" 2>&1 &
       suite_pid=$!
       (
@@ -1900,6 +1914,7 @@ for what in "$@"; do
       # i29-lean for a call of about 280 s: the GPU tests of the wgmma kernels (29727bb changed only
       # gemm_wgmma.cuh; 140 s at most) beside the skewed tail's float64 checks, then main and skew2
       # alternating twice. Logs gathered after each part.
+      mk_skew_variants
       timeout 140 ctest --test-dir "$root/build" -L gpu -R 'GemmEpilogueGpu|GemmGpuWgmma|Fp8GemmGpu|GemmGpuGraph' -j 16 --timeout 130 \
         --output-on-failure >"$out/z29_suite.log" 2>&1 &
       suite_pid=$!

@@ -32,6 +32,10 @@ struct CompiledKernelInfo {
   double compile_ms = 0;      // 0 when it came from a cache
   std::size_t cubin_bytes = 0;
   bool from_cache = false;
+  // NVRTC's log of this compile: compiler warnings and ptxas's advisories, such as "(C7511) Potential
+  // Performance Loss: wgmma.mma_async instructions are serialized ..." (those are also logged at warn
+  // level). Empty when nothing was reported or the kernel came from a cache.
+  std::string compile_log;
 };
 
 // This process's counters for one Runtime.

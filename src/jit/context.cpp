@@ -198,6 +198,7 @@ CompiledKernelInfo describe_kernel(const Kernel& kernel, bool compiled_here) {
   info.from_cache = !compiled_here;
   info.compile_ms = compiled_here ? kernel.compiled().compile_ms : 0;
   info.cubin_bytes = kernel.compiled().cubin.size();
+  if (compiled_here) info.compile_log = kernel.compiled().log;
   return info;
 }
 

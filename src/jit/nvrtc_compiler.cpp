@@ -46,6 +46,25 @@ std::string program_log(nvrtcProgram p) {
   return log;
 }
 
+// ptxas's advisories in an NVRTC log that cost a kernel its speed: wgmma serialized (C7508-C7520:
+// "Potential Performance Loss: wgmma.mma_async instructions are serialized ...") or a wait inserted
+// before accumulator registers are read ("warpgroup.wait is injected ..."). One line each.
+std::vector<std::string> performance_advisories(const std::string& log) {
+  std::vector<std::string> found;
+  std::size_t start = 0;
+  while (start < log.size()) {
+    std::size_t end = log.find('\n', start);
+    if (end == std::string::npos) end = log.size();
+    const std::string line = log.substr(start, end - start);
+    if (line.find("Potential Performance Loss") != std::string::npos || line.find("warpgroup.wait is injected") != std::string::npos) {
+      const std::size_t code = line.find("(C");  // "ptxas info    : (C7511) ..." -> "(C7511) ..."
+      found.push_back(code == std::string::npos ? line : line.substr(code));
+    }
+    start = end + 1;
+  }
+  return found;
+}
+
 std::string compute_version() {
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
@@ -212,6 +231,7 @@ CompiledKernel NvrtcCompiler::compile(const CompileRequest& req) const {
   util::log().debug("compiled {} ({}) in {:.1f} ms, cubin {} bytes, options: {}", req.program_name,
                     fmt::join(req.name_expressions, ", "), out.compile_ms, out.cubin.size(), fmt::join(req.options, " "));
   if (!out.log.empty()) util::log().debug("NVRTC log for {}:\n{}", req.program_name, out.log);
+  for (const auto& line : performance_advisories(out.log)) util::log().warn("ptxas on {}: {}", req.program_name, line);
 
   if (dump_dir_) {
     try {

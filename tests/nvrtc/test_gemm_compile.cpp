@@ -3,6 +3,11 @@
 
 #include <tilejit/tilejit.hpp>
 
+#include <fmt/format.h>
+
+#include <array>
+#include <vector>
+
 namespace tilejit {
 namespace {
 
@@ -312,6 +317,71 @@ TEST(GemmCompileWgmma, EightBitInputs) {
     GemmConfig c = GemmConfig::parse(cfg);
     EXPECT_GT(rt.compile_gemm(blocks, &c).cubin_bytes, 0u) << cfg;
   }
+}
+
+// A Runtime for sm_90a over an empty cache directory whose compiles neither cache answers
+// (TILEJIT_ALWAYS_COMPILE): ptxas runs for every kernel, and its log is kept.
+struct CompilingRuntime {
+  test::TempDir cache;
+  test::ScopedEnv dir{"TILEJIT_CACHE_DIR", cache.path().string()};
+  test::ScopedEnv always{"TILEJIT_ALWAYS_COMPILE", "1"};
+  Runtime rt{RuntimeOptions{.arch = "sm_90a"}};
+};
+
+// The heuristic's kernels for the problems the benchmarks hold up keep their MMA pipeline: ptxas
+// reports no wgmma serialization or injected wait in their NVRTC logs (a kernel change that makes
+// ptxas serialize every wgmma still compiles and runs correctly, only much slower: a prepared
+// experiment did so on 2026-12-07 without anyone noticing).
+TEST(GemmCompileWgmma, TheHeuristicsKernelsKeepTheirMmaPipeline) {
+  CompilingRuntime compiling;
+  Runtime& rt = compiling.rt;
+  auto expect_pipelined = [&](const GemmProblem& p, const std::string& what) {
+    const CompiledKernelInfo info = rt.compile_gemm(p);
+    EXPECT_FALSE(info.from_cache) << what;
+    EXPECT_EQ(info.compile_log.find("Potential Performance Loss"), std::string::npos) << what << ": " << info.compile_log;
+    EXPECT_EQ(info.compile_log.find("warpgroup.wait is injected"), std::string::npos) << what << ": " << info.compile_log;
+  };
+  for (const char* layout : {"NT", "NN", "TN", "TT"}) {
+    GemmProblem p = stand_in(DType::bf16, MathMode::exact, layout, false, Activation::none);
+    p.m = p.n = p.k = 4096;
+    expect_pipelined(p, std::string("bf16 4096^3 ") + layout);
+  }
+  GemmProblem f16 = stand_in(DType::f16, MathMode::exact, "TN", false, Activation::none);
+  f16.m = f16.n = f16.k = 8192;
+  expect_pipelined(f16, "f16 8192^3 TN");
+  GemmProblem body = stand_in(DType::bf16, MathMode::exact, "NT", false, Activation::none);
+  body.m = body.n = body.k = 4096;
+  body.epilogue.vectors = {{.name = "bias", .ptr = 1 << 23, .dtype = DType::f32, .axis = EpilogueAxis::column},
+                           {.name = "scale", .ptr = 1 << 24, .dtype = DType::f32, .axis = EpilogueAxis::row}};
+  body.epilogue.inputs = {{.name = "residual", .matrix = {1 << 25, DType::bf16, Layout::row_major}}};
+  for (const char* b : {"d = gelu(acc + bias[n])", "d = acc * scale[m] + residual", "d = gelu(acc + bias[n]) * scale[m] + residual"}) {
+    body.epilogue.body = b;
+    expect_pipelined(body, b);
+  }
+  GemmProblem fp8 = stand_in(DType::e4m3, MathMode::exact, "NT", false, Activation::none);
+  fp8.m = fp8.n = fp8.k = 4096;
+  expect_pipelined(fp8, "e4m3 4096^3");
+  fp8.scale_mode = ScaleMode::blocks;
+  fp8.scale_a = fp8.scale_b = 1 << 22;
+  expect_pipelined(fp8, "e4m3 4096^3 block scales");
+  GemmProblem tf32 = stand_in(DType::f32, MathMode::tf32, "NN", false, Activation::none);
+  tf32.m = tf32.n = tf32.k = 4096;
+  expect_pipelined(tf32, "tf32 4096^3 NN");
+  for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{16, 8192, 8192}, {128, 8192, 8192}, {1000, 1000, 1000}}) {
+    GemmProblem p = stand_in(DType::bf16, MathMode::exact, "NT", false, Activation::none);
+    p.m = m, p.n = n, p.k = k;
+    expect_pipelined(p, fmt::format("bf16 {}x{}x{}", m, n, k));
+  }
+}
+
+// The log reaches CompiledKernelInfo::compile_log when the kernel is compiled here (the check above
+// would pass vacuously otherwise): a user kernel with an unused variable draws NVRTC's warning.
+TEST(GemmCompileWgmma, CompileLogCarriesNvrtcsWarnings) {
+  CompilingRuntime compiling;
+  Runtime& rt = compiling.rt;
+  KernelSource src{.name = "warns", .text = "extern \"C\" __global__ void warns(float* x) { int unused; x[0] = 1.f; }\n"};
+  const CompiledKernelInfo info = rt.compile_program(src, {"warns"}, "");
+  EXPECT_NE(info.compile_log.find("unused"), std::string::npos) << info.compile_log;
 }
 
 }  // namespace

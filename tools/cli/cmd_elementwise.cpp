@@ -175,9 +175,7 @@ int compile_elementwise(const CompileArgs& c) {
   }
   if (jobs.size() == 1) {
     CompiledKernelInfo info = jobs[0].run();
-    fmt::print("program   {}\nkernel    {}\nsymbol    {}\narch      {}\nkey       {}\ncubin     {} bytes\ncompile   {}\n",
-               info.program_name, info.kernel_name, info.lowered_name, info.arch, info.key, info.cubin_bytes,
-               info.from_cache ? std::string("cached") : fmt::format("{:.1f} ms", info.compile_ms));
+    print_compiled(info);
     if (c.op.show_source) fmt::print("options   {}\n--- source ---\n{}", fmt::join(info.options, " "), info.source);
     return 0;
   }

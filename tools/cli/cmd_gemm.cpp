@@ -60,9 +60,7 @@ int compile_gemm_cmd(const GemmArgs& a) {
   with_stand_in_pointers(p, a.bias);
   auto cfg = config_of(a.config);
   CompiledKernelInfo info = rt.compile_gemm(p, cfg ? &*cfg : nullptr);
-  fmt::print("program   {}\nkernel    {}\nsymbol    {}\narch      {}\nkey       {}\ncubin     {} bytes\ncompile   {}\n",
-             info.program_name, info.kernel_name, info.lowered_name, info.arch, info.key, info.cubin_bytes,
-             info.from_cache ? std::string("cached") : fmt::format("{:.1f} ms", info.compile_ms));
+  print_compiled(info);
   if (a.source) fmt::print("options   {}\n--- source ---\n{}", fmt::join(info.options, " "), info.source);
   return 0;
 }

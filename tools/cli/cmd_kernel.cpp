@@ -30,13 +30,11 @@ int compile_kernel_cmd(const KernelArgs& a) {
   if (a.json) {
     nlohmann::json j{{"program", info.program_name}, {"name_expressions", a.names},   {"symbols", info.lowered_name},
                      {"arch", info.arch},            {"key", info.key},               {"cubin_bytes", info.cubin_bytes},
-                     {"from_cache", info.from_cache}, {"compile_ms", info.compile_ms}};
+                     {"from_cache", info.from_cache}, {"compile_ms", info.compile_ms}, {"compile_log", info.compile_log}};
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
-  fmt::print("program   {}\nkernels   {}\nsymbols   {}\narch      {}\nkey       {}\ncubin     {} bytes\ncompile   {}\n", info.program_name,
-             info.kernel_name, info.lowered_name, info.arch, info.key, info.cubin_bytes,
-             info.from_cache ? std::string("cached") : fmt::format("{:.1f} ms", info.compile_ms));
+  print_compiled(info, /*several=*/true);
   if (a.source) fmt::print("options   {}\n--- source ---\n{}", fmt::join(info.options, " "), info.source);
   return 0;
 }

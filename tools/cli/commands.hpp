@@ -4,6 +4,7 @@
 #include <tilejit/runtime.hpp>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <functional>
 #include <string>
@@ -33,6 +34,29 @@ inline std::vector<std::string> split_commas(const std::string& s) {
     start = comma + 1;
   }
   return out;
+}
+
+// "a\nb\n\nc" -> {"a", "b", "c"} (empty lines dropped).
+inline std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    std::size_t end = s.find('\n', start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// What `tilejit compile ...` prints about one kernel: its names, key, size and compile time, then
+// NVRTC's log line by line (compiler warnings, ptxas's advisories such as wgmma serialization).
+// `several`: the program holds several kernels (labels "kernels" / "symbols").
+inline void print_compiled(const CompiledKernelInfo& info, bool several = false) {
+  fmt::print("program   {}\n{}{}\n{}{}\narch      {}\nkey       {}\ncubin     {} bytes\ncompile   {}\n", info.program_name,
+             several ? "kernels   " : "kernel    ", info.kernel_name, several ? "symbols   " : "symbol    ", info.lowered_name, info.arch,
+             info.key, info.cubin_bytes, info.from_cache ? std::string("cached") : fmt::format("{:.1f} ms", info.compile_ms));
+  for (const auto& line : split_lines(info.compile_log)) fmt::print("log       {}\n", line);
 }
 
 void register_info(CLI::App& app, Action& action);
