@@ -69,8 +69,8 @@ mk_variant() {
   echo "variant $name: $(diff "$root/kernels_templates/gemm_wgmma.cuh" "$root/build/variants/$name/gemm_wgmma.cuh" | grep -c '^>') lines changed"
 }
 
-# build/variants/skew2 (the templates with docs/experiments/skewed_tail.diff applied) and skew0 /
-# skew4 (the same with kSkewBlocksWanted 0 / 4), unless carried.
+# build/variants/skew2 (the templates with docs/experiments/skewed_tail.diff applied), skew0 / skew4
+# (the same with kSkewBlocksWanted 0 / 4) and halves (below), unless carried.
 mk_skew_variants() {
   [ -d "$root/build/variants/skew2" ] && return
   mkdir -p "$root/build/variants" && cp -r "$root/kernels_templates" "$root/build/variants/skew2" &&
@@ -80,6 +80,9 @@ mk_skew_variants() {
     rm -rf "$root/build/variants/skew$n" && cp -r "$root/build/variants/skew2" "$root/build/variants/skew$n"
     sed -i "s/enum : int { kSkewBlocksWanted = 2 };/enum : int { kSkewBlocksWanted = $n };/" "$root/build/variants/skew$n/gemm_wgmma.cuh"
   done
+  # halves: the main loop in column halves, no tile skewed (what the halves alone cost).
+  rm -rf "$root/build/variants/halves" && cp -r "$root/build/variants/skew2" "$root/build/variants/halves"
+  sed -i 's/const bool skew = kSkewBlocks > 0 \&\& /const bool skew = false \&\& kSkewBlocks > 0 \&\& /' "$root/build/variants/halves/gemm_wgmma.cuh"
 }
 
 # The float64 checks of every path that stages epilogue operands (i25-vectors, i27-checks).
@@ -1843,8 +1846,8 @@ for what in "$@"; do
       # Twenty-ninth session's first call (about 420 s): the GPU suite on main (29727bb's refactor and the
       # lag-free prefetch have not had it) in the background, beside float64 checks of the skewed tail
       # (build/variants/skew2: the templates with docs/experiments/skewed_tail.diff applied; skew0 /
-      # skew4 the same with kSkewBlocksWanted 0 / 4; see mk_skew_variants); then main ("new")
-      # against the variants, alternating, graph, plain, GELU (erf), GELU (tanh form: how much of
+      # skew4 the same with kSkewBlocksWanted 0 / 4, halves the main loop in halves with no tile
+      # skewed; see mk_skew_variants); then main ("new") against skew2, halves and skew4, alternating, graph, plain, GELU (erf), GELU (tanh form: how much of
       # the GELU's cost is its instructions) and scale + residual; then memcheck and racecheck of skew2. Logs gathered after each part (a call cut short keeps them).
       mk_skew_variants
       timeout 330 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 300 --output-on-failure >"$out/f29_suite.log" 2>&1 &
@@ -1866,7 +1869,7 @@ for what in "$@"; do
       gather_logs f29_ i29_checks.txt
       o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
       i=0
-      for v in new skew2 skew0 skew4 new skew2; do
+      for v in new skew2 halves skew4 new skew2 halves; do
         variant_cli $v
         i=$((i + 1))
         step "f29_bench_${i}_$v" 0 timeout 60 "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' \
@@ -1882,7 +1885,7 @@ for what in "$@"; do
     i29-lean)
       # i29-first cut to what a call of about 300 s can hold (most of the session's device time went to
       # failed starts): the GPU suite (full, 220 s at most) beside the skewed tail's float64 checks,
-      # then main ("new") and skew2 alternating twice (graph, plain, GELU, tanh GELU, scale + residual),
+      # then main ("new"), skew2 and halves alternating twice (graph, plain, GELU, tanh GELU, scale + residual),
       # then memcheck of skew2. Logs gathered after each part.
       mk_skew_variants
       timeout 220 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 200 --output-on-failure >"$out/l29_suite.log" 2>&1 &
@@ -1899,7 +1902,7 @@ for what in "$@"; do
       gather_logs l29_ i29_checks.txt
       o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
       i=0
-      for v in new skew2 new skew2; do
+      for v in new skew2 halves new skew2 halves; do
         variant_cli $v
         i=$((i + 1))
         step "l29_bench_${i}_$v" 0 timeout 45 "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' \
