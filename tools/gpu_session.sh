@@ -103,6 +103,63 @@ staging_specs=(
   "1024 768 512 NN:c f16 wgmma:128x128x64:128x128:5:pp d=relu(acc+beta*c)"
 )
 
+# The skewed tail's float64 checks (each run with build/variants/skew2's templates).
+skew_specs=(
+  "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])"
+  "4096 4096 4096 NN bf16 default none"
+  "2048 4096 1024 TN f16 default d=gelu(acc+bias[n])*scale[m]+residual"
+  "1001 777 515 TT bf16 wgmma:128x256x64:64x256:4 d=acc*scale[m]+residual"
+  "4096 4096 192 NT bf16 wgmma:128x256x64:64x256:4 d=acc+residual"
+  "520 700 4096 NT bf16 wgmma:128x256x64:64x256:4:t3 d=gelu(acc+bias[n])"
+  "4096 4096 1024 NN:c bf16 wgmma:128x256x64:64x256:4:sw d=acc*s1[m]+s2[m]"
+  "3000 4096 2048 TN bf16 default d=gelu(acc+bias[n])+residual"
+  "4096 4096 1024 NT e4m3 default d=gelu(acc+bias[n])"
+  "2048 2048 2048 NN f32 default none"
+)
+
+# The twenty-ninth session's call on the skewed tail (i29-first, i29-lean, i29-last), sized by its
+# arguments: skew_call SUITE_SECONDS SUITE_REGEX BENCH_SECONDS SANITIZERS VARIANT...
+#   the GPU suite (only the tests matching SUITE_REGEX if it is not empty) in the background, beside
+#   the skewed tail's float64 checks (and, with SANITIZERS all, the staging paths' on main); then each
+#   VARIANT in turn (new: main; see mk_skew_variants), graph, plain, GELU (erf), GELU (tanh form: how
+#   much of the GELU's cost is its instructions) and scale + residual; then SANITIZERS (none,
+#   memcheck, all: memcheck and racecheck) on skew2. Logs land in i29_checks.txt, i29_bench.txt (after
+#   each run, so that a call cut short keeps them) and i29_sanitizers.txt.
+skew_call() {
+  local suite_s="$1" regex="$2" bench_s="$3" sanitizers="$4" filter=() v i=0
+  shift 4
+  mk_skew_variants
+  [ -n "$regex" ] && filter=(-R "$regex")
+  timeout "$suite_s" ctest --test-dir "$root/build" -L gpu "${filter[@]}" -j 16 --timeout $((suite_s - 20)) --output-on-failure \
+    >"$out/s29_suite.log" 2>&1 &
+  local suite_pid=$!
+  (
+    export TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2"
+    check_specs s29_skchecks "${skew_specs[@]}"
+    timeout 30 "$bin/tilejit" gemm --m 2048 --n 4096 --k 512 --layout NT --dtype bf16 --out-dtype f32 -e 'd = acc + residual' --check 2>&1 |
+      grep -E "config|check" | tr '\n' ' '
+    echo " <- f32 D"
+  )
+  [ "$sanitizers" = all ] && check_specs s29_checks "${staging_specs[@]}"
+  wait_for_step "$suite_pid" s29_suite
+  grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/s29_suite.log" | head -20
+  gather_logs s29_ i29_checks.txt
+  local o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
+  for v in "$@"; do
+    variant_cli "$v"
+    i=$((i + 1))
+    step "s29_bench_${i}_$v" 0 timeout "$bench_s" "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' \
+      -e 'd = gelu_tanh(acc + bias[n])' -e 'd = acc * scale[m] + residual'
+    gather_logs s29_bench_ i29_bench.txt
+  done
+  [ "$sanitizers" = none ] && return
+  step s29_memcheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 60 compute-sanitizer --tool memcheck \
+    "$bin/tilejit" gemm --m 4096 --n 2048 --k 512 --layout NT --dtype bf16 -e 'd = gelu(acc + bias[n]) + residual' --check
+  [ "$sanitizers" = all ] && step s29_racecheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 60 \
+    compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 4096 --n 2048 --k 192 --layout NT --dtype bf16 -e 'd = acc * scale[m] + residual' --check
+  gather_logs s29_ i29_sanitizers.txt
+}
+
 # Waits for a step started in the background (PID) and prints its exit status and its log's tail.
 wait_for_step() {
   wait "$1"
@@ -1843,103 +1900,20 @@ for what in "$@"; do
       gather_logs sk_ i28_skew.txt
       ;;
     i29-first)
-      # Twenty-ninth session's first call (about 420 s): the GPU suite on main (29727bb's refactor and the
-      # lag-free prefetch have not had it) in the background, beside float64 checks of the skewed tail
-      # (build/variants/skew2: the templates with docs/experiments/skewed_tail.diff applied; skew0 /
-      # skew4 the same with kSkewBlocksWanted 0 / 4, halves the main loop in halves with no tile
-      # skewed; see mk_skew_variants); then main ("new") against skew2, halves and skew4, alternating, graph, plain, GELU (erf), GELU (tanh form: how much of
-      # the GELU's cost is its instructions) and scale + residual; then memcheck and racecheck of skew2. Logs gathered after each part (a call cut short keeps them).
-      mk_skew_variants
-      timeout 330 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 300 --output-on-failure >"$out/f29_suite.log" 2>&1 &
-      suite_pid=$!
-      (
-        export TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2"
-        check_specs f29_skchecks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" "4096 4096 4096 NN bf16 default none" \
-          "2048 4096 1024 TN f16 default d=gelu(acc+bias[n])*scale[m]+residual" "1001 777 515 TT bf16 wgmma:128x256x64:64x256:4 d=acc*scale[m]+residual" \
-          "4096 4096 192 NT bf16 wgmma:128x256x64:64x256:4 d=acc+residual" "520 700 4096 NT bf16 wgmma:128x256x64:64x256:4:t3 d=gelu(acc+bias[n])" \
-          "4096 4096 1024 NN:c bf16 wgmma:128x256x64:64x256:4:sw d=acc*s1[m]+s2[m]" "3000 4096 2048 TN bf16 default d=gelu(acc+bias[n])+residual" \
-          "4096 4096 1024 NT e4m3 default d=gelu(acc+bias[n])" "2048 2048 2048 NN f32 default none"
-        timeout 30 "$bin/tilejit" gemm --m 2048 --n 4096 --k 512 --layout NT --dtype bf16 --out-dtype f32 -e 'd = acc + residual' --check 2>&1 |
-          grep -E "config|check" | tr '\n' ' '
-        echo " <- f32 D"
-      )
-      check_specs f29_checks "${staging_specs[@]}"
-      wait_for_step "$suite_pid" f29_suite
-      grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/f29_suite.log" | head -20
-      gather_logs f29_ i29_checks.txt
-      o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
-      i=0
-      for v in new skew2 halves skew4 new skew2 halves; do
-        variant_cli $v
-        i=$((i + 1))
-        step "f29_bench_${i}_$v" 0 timeout 60 "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' \
-          -e 'd = gelu_tanh(acc + bias[n])' -e 'd = acc * scale[m] + residual'
-      done
-      gather_logs f29_ i29_bench.txt
-      step f29_memcheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 60 compute-sanitizer --tool memcheck \
-        "$bin/tilejit" gemm --m 4096 --n 2048 --k 512 --layout NT --dtype bf16 -e 'd = gelu(acc + bias[n]) + residual' --check
-      step f29_racecheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 60 compute-sanitizer --tool racecheck \
-        "$bin/tilejit" gemm --m 4096 --n 2048 --k 192 --layout NT --dtype bf16 -e 'd = acc * scale[m] + residual' --check
-      gather_logs f29_ i29_sanitizers.txt
+      # Twenty-ninth session's first call (about 420 s): the whole GPU suite on main (29727bb's refactor
+      # and the lag-free prefetch have not had it), the staging paths' float64 checks, main against
+      # skew2, halves and skew4, memcheck and racecheck of skew2 (see skew_call).
+      skew_call 330 "" 60 all new skew2 halves skew4 new skew2 halves
       ;;
     i29-lean)
-      # i29-first cut to what a call of about 300 s can hold (most of the session's device time went to
-      # failed starts): the GPU suite (full, 220 s at most) beside the skewed tail's float64 checks,
-      # then main ("new"), skew2 and halves alternating twice (graph, plain, GELU, tanh GELU, scale + residual),
-      # then memcheck of skew2. Logs gathered after each part.
-      mk_skew_variants
-      timeout 220 ctest --test-dir "$root/build" -L gpu -j 16 --timeout 200 --output-on-failure >"$out/l29_suite.log" 2>&1 &
-      suite_pid=$!
-      (
-        export TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2"
-        check_specs l29_skchecks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" "2048 4096 1024 TN f16 default d=gelu(acc+bias[n])*scale[m]+residual" \
-          "1001 777 515 TT bf16 wgmma:128x256x64:64x256:4 d=acc*scale[m]+residual" "4096 4096 192 NT bf16 wgmma:128x256x64:64x256:4 d=acc+residual" \
-          "520 700 4096 NT bf16 wgmma:128x256x64:64x256:4:t3 d=gelu(acc+bias[n])" "4096 4096 1024 NN:c bf16 wgmma:128x256x64:64x256:4:sw d=acc*s1[m]+s2[m]" \
-          "3000 4096 2048 TN bf16 default d=gelu(acc+bias[n])+residual" "4096 4096 1024 NT e4m3 default d=gelu(acc+bias[n])"
-      )
-      wait_for_step "$suite_pid" l29_suite
-      grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/l29_suite.log" | head -20
-      gather_logs l29_ i29_checks.txt
-      o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
-      i=0
-      for v in new skew2 halves new skew2 halves; do
-        variant_cli $v
-        i=$((i + 1))
-        step "l29_bench_${i}_$v" 0 timeout 45 "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' \
-          -e 'd = gelu_tanh(acc + bias[n])' -e 'd = acc * scale[m] + residual'
-      done
-      gather_logs l29_ i29_bench.txt
-      step l29_memcheck 3 env TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2" timeout 40 compute-sanitizer --tool memcheck \
-        "$bin/tilejit" gemm --m 4096 --n 2048 --k 512 --layout NT --dtype bf16 -e 'd = gelu(acc + bias[n]) + residual' --check
-      gather_logs l29_ i29_sanitizers.txt
+      # i29-first cut to what a call of about 330 s can hold: the whole suite in 220 s at most, main,
+      # skew2 and halves twice, memcheck.
+      skew_call 220 "" 45 memcheck new skew2 halves new skew2 halves
       ;;
     i29-last)
-      # i29-lean for a call of about 280 s: the GPU tests of the wgmma kernels (29727bb changed only
-      # gemm_wgmma.cuh; 140 s at most) beside the skewed tail's float64 checks, then main and skew2
-      # alternating twice. Logs gathered after each part.
-      mk_skew_variants
-      timeout 140 ctest --test-dir "$root/build" -L gpu -R 'GemmEpilogueGpu|GemmGpuWgmma|Fp8GemmGpu|GemmGpuGraph' -j 16 --timeout 130 \
-        --output-on-failure >"$out/z29_suite.log" 2>&1 &
-      suite_pid=$!
-      (
-        export TILEJIT_TEMPLATE_DIR="$root/build/variants/skew2"
-        check_specs z29_skchecks "4096 4096 4096 NT bf16 default d=gelu(acc+bias[n])" "2048 4096 1024 TN f16 default d=gelu(acc+bias[n])*scale[m]+residual" \
-          "1001 777 515 TT bf16 wgmma:128x256x64:64x256:4 d=acc*scale[m]+residual" "4096 4096 192 NT bf16 wgmma:128x256x64:64x256:4 d=acc+residual" \
-          "4096 4096 1024 NN:c bf16 wgmma:128x256x64:64x256:4:sw d=acc*s1[m]+s2[m]" "3000 4096 2048 TN bf16 default d=gelu(acc+bias[n])+residual"
-      )
-      wait_for_step "$suite_pid" z29_suite
-      grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/z29_suite.log" | head -20
-      gather_logs z29_ i29_checks.txt
-      o="--dtype bf16 --method graph --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2"
-      i=0
-      for v in new skew2 new skew2; do
-        variant_cli $v
-        i=$((i + 1))
-        step "z29_bench_${i}_$v" 0 timeout 40 "${run[@]}" bench gemm $o -e none -e 'd = gelu(acc + bias[n])' \
-          -e 'd = gelu_tanh(acc + bias[n])' -e 'd = acc * scale[m] + residual'
-        cp "$out/z29_bench_${i}_$v.log" "$out/i29_bench_${i}_$v.txt"
-      done
-      rm -f "$out"/z29_bench_*.log
+      # For a call of about 280 s: the GPU tests of the wgmma kernels (29727bb changed only
+      # gemm_wgmma.cuh; 140 s at most), main and skew2 twice, no sanitizer.
+      skew_call 140 'GemmEpilogueGpu|GemmGpuWgmma|Fp8GemmGpu|GemmGpuGraph' 40 none new skew2 new skew2
       ;;
     i29-headline)
       # The three issues' headline grids on the final code in one call (about 450 s): issue 12's large

@@ -22,32 +22,20 @@ using Action = std::function<int()>;
 // False (after saying why on stderr) when `rt` has no usable GPU; every launching command starts so.
 bool require_device(const Runtime& rt, const char* command);
 
-// "a,b,,c" -> {"a", "b", "c"} (empty parts dropped).
-inline std::vector<std::string> split_commas(const std::string& s) {
+// s cut at each `sep`, empty parts dropped: split_on("a,b,,c", ',') -> {"a", "b", "c"}.
+inline std::vector<std::string> split_on(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= s.size()) {
-    const auto comma = s.find(',', start);
-    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto at = s.find(sep, start);
+    std::string part = s.substr(start, at == std::string::npos ? std::string::npos : at - start);
     if (!part.empty()) out.push_back(std::move(part));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+    if (at == std::string::npos) break;
+    start = at + 1;
   }
   return out;
 }
-
-// "a\nb\n\nc" -> {"a", "b", "c"} (empty lines dropped).
-inline std::vector<std::string> split_lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < s.size()) {
-    std::size_t end = s.find('\n', start);
-    if (end == std::string::npos) end = s.size();
-    if (end > start) out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
+inline std::vector<std::string> split_commas(const std::string& s) { return split_on(s, ','); }
 
 // What `tilejit compile ...` prints about one kernel: its names, key, size and compile time, then
 // NVRTC's log line by line (compiler warnings, ptxas's advisories such as wgmma serialization).
@@ -56,7 +44,7 @@ inline void print_compiled(const CompiledKernelInfo& info, bool several = false)
   fmt::print("program   {}\n{}{}\n{}{}\narch      {}\nkey       {}\ncubin     {} bytes\ncompile   {}\n", info.program_name,
              several ? "kernels   " : "kernel    ", info.kernel_name, several ? "symbols   " : "symbol    ", info.lowered_name, info.arch,
              info.key, info.cubin_bytes, info.from_cache ? std::string("cached") : fmt::format("{:.1f} ms", info.compile_ms));
-  for (const auto& line : split_lines(info.compile_log)) fmt::print("log       {}\n", line);
+  for (const auto& line : split_on(info.compile_log, '\n')) fmt::print("log       {}\n", line);
 }
 
 void register_info(CLI::App& app, Action& action);
