@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1914,6 +1914,16 @@ for what in "$@"; do
       # For a call of about 280 s: the GPU tests of the wgmma kernels (29727bb changed only
       # gemm_wgmma.cuh; 140 s at most), main and skew2 twice, no sanitizer.
       skew_call 140 'GemmEpilogueGpu|GemmGpuWgmma|Fp8GemmGpu|GemmGpuGraph' 40 none new skew2 new skew2
+      ;;
+    i31-f16)
+      # Issue 12's large grid in f16 (the headline has bf16 only), graph and stream, cuBLAS in the same
+      # command (about 90 s).
+      for m in graph stream; do
+        step "f16_large_$m" 0 timeout 120 "$bin/tilejit" bench gemm --dtype f16 --method $m --layout NN,NT,TN,TT,NN:c,NT:c,TN:c,TT:c \
+          --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192,12288x4096x4096 --runs 3 --group-ms 30 --rounds 3
+      done
+      grep -h -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/f16_*.log | awk '{print $1, $2, $5}' | tr '\n' ';' | head -c 3000
+      gather_logs f16_ i31_f16.txt
       ;;
     i29-headline)
       # The three issues' headline grids on the final code in one call (about 450 s): issue 12's large
