@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-regs i32-bs-lean)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1926,44 +1926,12 @@ for what in "$@"; do
       # gemm_wgmma.cuh; 140 s at most), main and skew2 twice, no sanitizer.
       skew_call 140 'GemmEpilogueGpu|GemmGpuWgmma|Fp8GemmGpu|GemmGpuGraph' 40 none new skew2 new skew2
       ;;
-    i32-bs-regs)
-      # Issue 15 (about 250 s): block-scaled e4m3 on 128x256 tiles with each consumer's m64 x k128
-      # block of A read into registers once (ldmatrix) for both n128 halves' MMAs instead of by each
-      # (docs/experiments/block_scale_a_registers.diff, variant bsregs). First the fp8 GPU tests and
-      # float64 checks with it, memcheck of one; then main and bsregs alternating, graph and stream,
-      # block-scaled beside cuBLASLt (per-tensor) and main's per-tensor kernel in the same commands.
-      mk_diff_variant bsregs docs/experiments/block_scale_a_registers.diff
-      step bsregs_tests 8 env TILEJIT_TEMPLATE_DIR="$root/build/variants/bsregs" timeout 150 ctest --test-dir "$root/build" -L gpu \
-        -R 'Fp8GemmGpu|GemmGpuGraph' -j 16 --timeout 140 --output-on-failure
-      (
-        export TILEJIT_TEMPLATE_DIR="$root/build/variants/bsregs"
-        for a in "--m 4096 --n 4096 --k 4096" "--m 1001 --n 777 --k 515" "--m 2048 --n 4096 --k 1024 -e d=gelu(acc+bias[n])" \
-          "--m 1536 --n 2048 --k 1024 -e d=acc*scale[m]+residual" "--m 4096 --n 4096 --k 4096 --out-dtype f32"; do
-          timeout 60 "$bin/tilejit" gemm $a --layout NT --dtype e4m3 --block-scales -c wgmma:128x256x128:64x256:3 --check 2>&1 |
-            grep -E "config|check|rror" | tr '\n' ' '
-          echo " <- $a"
-        done
-        timeout 60 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout NT --dtype e4m3 --block-scales \
-          -c wgmma:128x256x128:64x256:3 --check 2>&1 | tail -3
-      ) >"$out/bsregs_checks.log" 2>&1
-      cat "$out/bsregs_checks.log"
-      for v in new bsregs new bsregs; do
-        i=$((${i:-0} + 1))
-        if [ "$v" = new ]; then run=("$bin/tilejit"); else run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" "$bin/tilejit"); fi
-        for m in graph stream; do
-          step "bsregs_bench_${i}_${v}_$m" 0 timeout 60 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
-            --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
-        done
-      done
-      step bsregs_pertensor 0 timeout 60 "$bin/tilejit" bench gemm --dtype e4m3 --method graph --layout NT \
-        --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
-      grep -h -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsregs_bench_*.log "$out"/bsregs_pertensor.log | awk '{print $1, $3, $5}' | tr '\n' ';'
-      gather_logs bsregs_ i32_bsregs.txt
-      ;;
     i32-bs-lean)
-      # i32-bs-regs cut to about 170 s: the block-scaled GPU tests (in the background) beside the
-      # float64 checks with the variant, one memcheck, then main and bsregs alternating under graph
-      # (twice) and stream (once).
+      # Issue 15 (about 170 s; ran 2026-12-07 13:19Z, dropped): block-scaled e4m3 on 128x256 tiles with
+      # each consumer's m64 x k128 block of A read into registers once (ldmatrix) for both n128 halves'
+      # MMAs (docs/experiments/block_scale_a_registers.diff, variant bsregs). The block-scaled GPU tests
+      # (in the background) beside float64 checks with the variant, one memcheck, then main and bsregs
+      # alternating under graph (twice) and stream (once), beside cuBLASLt's per-tensor GEMM.
       mk_diff_variant bsregs docs/experiments/block_scale_a_registers.diff
       env TILEJIT_TEMPLATE_DIR="$root/build/variants/bsregs" timeout 115 ctest --test-dir "$root/build" -L gpu \
         -R 'Fp8GemmGpu.BlockScales|Fp8GemmGpu.BatchAlpha|Fp8GemmGpu.EightBit' -j 8 --timeout 110 --output-on-failure >"$out/bsl_tests.log" 2>&1 &
@@ -1984,11 +1952,11 @@ for what in "$@"; do
       i=0
       for vm in new:graph bsregs:graph new:graph bsregs:graph new:stream bsregs:stream; do
         v=${vm%:*} m=${vm#*:} i=$((i + 1))
-        if [ "$v" = new ]; then run=("$bin/tilejit"); else run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" "$bin/tilejit"); fi
+        variant_cli "$v"
         step "bsl_bench_${i}_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
           --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
       done
-      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsl_bench_*.log | sed 's/.*bsl_bench_//' | awk '{print $1, $2, $4, $6}' | tr '\n' ';'
+      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsl_bench_*.log | sed 's/.*bsl_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
       gather_logs bsl_ i32_bslean.txt
       ;;
     i31-f16)
