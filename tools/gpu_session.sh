@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1958,6 +1958,14 @@ for what in "$@"; do
       done
       grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsl_bench_*.log | sed 's/.*bsl_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
       gather_logs bsl_ i32_bslean.txt
+      ;;
+    i32-bs-profile)
+      # Issue 15 (about 120 s): where the default block-scaled kernel (128x256 tiles, n128 halves) waits,
+      # per SASS instruction, beside the per-tensor kernel on the same tiles (i15-stall profiled the
+      # older 128x128 default): $out/bsp_*.log and bsp_*.sass.csv.
+      g="gemm --m 8192 --n 8192 --k 8192 --layout NT --dtype e4m3 --bench --runs 3 -c wgmma:128x256x128:64x256:3"
+      src_prof bsp_blocks "$bin/tilejit" $g --block-scales
+      src_prof bsp_tensor "$bin/tilejit" $g
       ;;
     i31-f16)
       # Issue 12's large grid in f16 (the headline has bf16 only), graph and stream, cuBLAS in the same
