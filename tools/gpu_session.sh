@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1966,6 +1966,21 @@ for what in "$@"; do
       g="gemm --m 8192 --n 8192 --k 8192 --layout NT --dtype e4m3 --bench --runs 3 -c wgmma:128x256x128:64x256:3"
       src_prof bsp_blocks "$bin/tilejit" $g --block-scales
       src_prof bsp_tensor "$bin/tilejit" $g
+      ;;
+    i32-epi-parts)
+      # Issue 14 (about 150 s): which part of GELU + bias costs. The gelu_tanh body (about 8
+      # instructions an element) cost what the erf form (18) did on 2026-12-07, so the cost is not the
+      # GELU's arithmetic alone. Bodies: one reading no input (d = acc * 0.5), the GELU alone in both
+      # forms, the bias alone, both; each beside the plain GEMM in the same rounds, graph and stream,
+      # twice.
+      for r in 1 2; do
+        for m in graph stream; do
+          step "ep_${m}_$r" 0 timeout 70 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN \
+            --shapes 4096x4096x4096,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2 -e none -e 'd = acc * 0.5' -e 'd = gelu(acc)' \
+            -e 'd = gelu_tanh(acc)' -e 'd = acc + bias[n]' -e 'd = gelu(acc + bias[n])'
+        done
+      done
+      gather_logs ep_ i32_epi_parts.txt
       ;;
     i31-f16)
       # Issue 12's large grid in f16 (the headline has bf16 only), graph and stream, cuBLAS in the same
