@@ -69,12 +69,21 @@ mk_variant() {
   echo "variant $name: $(diff "$root/kernels_templates/gemm_wgmma.cuh" "$root/build/variants/$name/gemm_wgmma.cuh" | grep -c '^>') lines changed"
 }
 
+# build/variants/NAME: the embedded templates with the experiment diff DIFF applied (its paths
+# a/kernels_templates/...; a change to tools/ in it is left out), unless carried.
+mk_diff_variant() {
+  local name="$1" diff="$2"
+  [ -d "$root/build/variants/$name" ] && return
+  mkdir -p "$root/build/variants" && cp -r "$root/kernels_templates" "$root/build/variants/$name" &&
+    awk '/^diff --git/{keep = ($3 ~ /^a\/kernels_templates\//)} keep' "$root/$diff" |
+    patch -s -d "$root/build/variants/$name" -p2 || echo "$diff did not apply"
+}
+
 # build/variants/skew2 (the templates with docs/experiments/skewed_tail.diff applied), skew0 / skew4
 # (the same with kSkewBlocksWanted 0 / 4) and halves (below), unless carried.
 mk_skew_variants() {
   [ -d "$root/build/variants/skew2" ] && return
-  mkdir -p "$root/build/variants" && cp -r "$root/kernels_templates" "$root/build/variants/skew2" &&
-    patch -s -d "$root/build/variants/skew2" -p2 <"$root/docs/experiments/skewed_tail.diff" || echo "skewed_tail.diff did not apply"
+  mk_diff_variant skew2 docs/experiments/skewed_tail.diff
   local n
   for n in 0 4; do
     rm -rf "$root/build/variants/skew$n" && cp -r "$root/build/variants/skew2" "$root/build/variants/skew$n"
@@ -85,15 +94,11 @@ mk_skew_variants() {
   sed -i 's/const bool skew = kSkewBlocks > 0 \&\& /const bool skew = false \&\& kSkewBlocks > 0 \&\& /' "$root/build/variants/halves/gemm_wgmma.cuh"
 }
 
-# build/variants/NAME: the embedded templates with the experiment diff DIFF applied (its paths
-# a/kernels_templates/...; a change to tools/ in it is left out), unless carried.
-mk_diff_variant() {
-  local name="$1" diff="$2"
-  [ -d "$root/build/variants/$name" ] && return
-  mkdir -p "$root/build/variants" && cp -r "$root/kernels_templates" "$root/build/variants/$name" &&
-    filterdiff -i 'a/kernels_templates/*' "$root/$diff" 2>/dev/null >"$root/build/variants/$name.diff" ||
-    awk '/^diff --git/{keep = ($3 ~ /^a\/kernels_templates\//)} keep' "$root/$diff" >"$root/build/variants/$name.diff"
-  patch -s -d "$root/build/variants/$name" -p2 <"$root/build/variants/$name.diff" || echo "$diff did not apply"
+# Issue 12's large grid, step NAME (at most SECONDS): DTYPE at 4096^3 to 12288x4096x4096 in the four
+# A/B layouts with D row- and column-major, METHOD (graph or stream), beside cuBLAS.
+large_grid() {
+  step "$1" 0 timeout "$2" "$bin/tilejit" bench gemm --dtype "$3" --method "$4" --layout NN,NT,TN,TT,NN:c,NT:c,TN:c,TT:c \
+    --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192,12288x4096x4096 --runs 3 --group-ms 30 --rounds 3
 }
 
 # The float64 checks of every path that stages epilogue operands (i25-vectors, i27-checks).
@@ -1968,9 +1973,9 @@ for what in "$@"; do
       src_prof bsp_tensor "$bin/tilejit" $g
       ;;
     i32-epi-parts)
-      # Issue 14 (about 150 s): which part of GELU + bias costs. The gelu_tanh body (about 8
-      # instructions an element) cost what the erf form (18) did on 2026-12-07, so the cost is not the
-      # GELU's arithmetic alone. Bodies: one reading no input (d = acc * 0.5), the GELU alone in both
+      # Issue 14 (about 150 s): which part of GELU + bias costs. On 2026-12-07 the gelu_tanh body (about
+      # 8 instructions an element) cost 3.6% of the plain rate, the erf form (18) 4.2%: the cost is
+      # not mostly the GELU's arithmetic. Bodies: one reading no input (d = acc * 0.5), the GELU alone in both
       # forms, the bias alone, both; each beside the plain GEMM in the same rounds, graph and stream,
       # twice.
       for r in 1 2; do
@@ -1985,10 +1990,7 @@ for what in "$@"; do
     i31-f16)
       # Issue 12's large grid in f16 (the headline has bf16 only), graph and stream, cuBLAS in the same
       # command (about 90 s).
-      for m in graph stream; do
-        step "f16_large_$m" 0 timeout 120 "$bin/tilejit" bench gemm --dtype f16 --method $m --layout NN,NT,TN,TT,NN:c,NT:c,TN:c,TT:c \
-          --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192,12288x4096x4096 --runs 3 --group-ms 30 --rounds 3
-      done
+      for m in graph stream; do large_grid "f16_large_$m" 120 f16 $m; done
       grep -h -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/f16_*.log | awk '{print $1, $2, $5}' | tr '\n' ';' | head -c 3000
       gather_logs f16_ i31_f16.txt
       ;;
@@ -1998,8 +2000,7 @@ for what in "$@"; do
       # bias + GELU; issue 15's e4m3 shapes per-tensor and block-scaled. Each bench has cuBLAS / cuBLASLt
       # in the same command.
       for m in graph stream; do
-        step "hl_bf16_large_$m" 0 timeout 150 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NN,NT,TN,TT,NN:c,NT:c,TN:c,TT:c \
-          --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192,12288x4096x4096 --runs 3 --group-ms 30 --rounds 3
+        large_grid "hl_bf16_large_$m" 150 bf16 $m
         step "hl_bf16_small_$m" 0 timeout 100 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NN,NT,TN,TT \
           --shapes 1000x1000x1000,128x8192x8192,4095x4095x4095,1x4096x4096,16x8192x8192,32x8192x8192 --runs 3 --group-ms 30 --rounds 3
         step "hl_epi_$m" 0 timeout 80 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 \
