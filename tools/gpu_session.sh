@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-quarters)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1963,6 +1963,46 @@ for what in "$@"; do
       done
       grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsl_bench_*.log | sed 's/.*bsl_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
       gather_logs bsl_ i32_bslean.txt
+      ;;
+    i33-bs-quarters)
+      # Issue 15 (about 190 s): block-scaled e4m3 with each K block's products in 64-column pieces,
+      # two sets of 32 registers in turn, so that a consumer's MMAs stay queued while it adds the piece
+      # before (docs/experiments/block_scale_quarters.diff, variant bsq; main drains the queue twice
+      # a K block, for 64 adds each). The block-scaled GPU tests with the variant (background), float64
+      # checks (odd sizes, epilogues, f32 D, three consumers), one memcheck; then main and bsq
+      # alternating under graph (twice) and stream (once), and tilejit's per-tensor rate in the same
+      # call, all beside cuBLASLt's per-tensor GEMM.
+      mk_diff_variant bsq docs/experiments/block_scale_quarters.diff
+      env TILEJIT_TEMPLATE_DIR="$root/build/variants/bsq" timeout 115 ctest --test-dir "$root/build" -L gpu \
+        -R 'Fp8GemmGpu' -j 8 --timeout 110 --output-on-failure >"$out/bsq_tests.log" 2>&1 &
+      tests_pid=$!
+      (
+        export TILEJIT_TEMPLATE_DIR="$root/build/variants/bsq"
+        for a in "--m 4096 --n 4096 --k 4096" "--m 1001 --n 777 --k 515" "--m 2048 --n 4096 --k 1024 -e d=gelu(acc+bias[n])" \
+          "--m 1536 --n 2048 --k 1024 -e d=acc*scale[m]+residual" "--m 4096 --n 4096 --k 4096 --out-dtype f32" "--m 333 --n 4100 --k 128"; do
+          timeout 60 "$bin/tilejit" gemm $a --layout NT --dtype e4m3 --block-scales -c wgmma:128x256x128:64x256:3 --check 2>&1 |
+            grep -E "config|check|rror" | tr '\n' ' '
+          echo " <- $a"
+        done
+        timeout 60 "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout NT --dtype e4m3 --block-scales -c wgmma:192x128x128:64x128:3 --check 2>&1 |
+          grep -E "check|rror" | tr '\n' ' '
+        echo " <- 1001x777x515 three consumers"
+        timeout 60 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout NT --dtype e4m3 --block-scales \
+          -c wgmma:128x256x128:64x256:3 --check 2>&1 | tail -3
+      ) >"$out/bsq_checks.log" 2>&1
+      cat "$out/bsq_checks.log"
+      wait_for_step "$tests_pid" bsq_tests
+      i=0
+      for vm in new:graph bsq:graph new:graph bsq:graph new:stream bsq:stream; do
+        v=${vm%:*} m=${vm#*:} i=$((i + 1))
+        variant_cli "$v"
+        step "bsq_bench_${i}_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
+          --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
+      done
+      step bsq_bench_7_pertensor_graph 0 timeout 40 "$bin/tilejit" bench gemm --dtype e4m3 --method graph --layout NT \
+        --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
+      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsq_bench_*.log | sed 's/.*bsq_bench_//' | awk '{print $1, $2, $3, $5}' | tr '\n' ';'
+      gather_logs bsq_ i33_bsq.txt
       ;;
     i32-bs-profile)
       # Issue 15 (about 120 s): where the default block-scaled kernel (128x256 tiles, n128 halves) waits,
