@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-quarters)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -1964,45 +1964,55 @@ for what in "$@"; do
       grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsl_bench_*.log | sed 's/.*bsl_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
       gather_logs bsl_ i32_bslean.txt
       ;;
-    i33-bs-quarters)
-      # Issue 15 (about 190 s): block-scaled e4m3 with each K block's products in 64-column pieces,
-      # two sets of 32 registers in turn, so that a consumer's MMAs stay queued while it adds the piece
-      # before (docs/experiments/block_scale_quarters.diff, variant bsq; main drains the queue twice
-      # a K block, for 64 adds each). The block-scaled GPU tests with the variant (background), float64
-      # checks (odd sizes, epilogues, f32 D, three consumers), one memcheck; then main and bsq
-      # alternating under graph (twice) and stream (once), and tilejit's per-tensor rate in the same
-      # call, all beside cuBLASLt's per-tensor GEMM.
+    i33-bs-ab)
+      # Issue 15 (about 300 s): three block-scaled variants against main (bsp_main's ncu, H100
+      # 2026-12-07, of the quarters variant: 7% of the samples at an R2UR that waits for a B scale's
+      # load, 4% at a multiply waiting for a scale). bsq: products in 64-column pieces, two register
+      # sets in turn (block_scale_quarters.diff); bsnu: B's scales kept out of uniform registers
+      # (block_scale_lane_offsets.diff); bs4: four sets of scales, loaded four K blocks ahead
+      # (block_scales_four_ahead.diff). Each variant's block-scaled GPU tests (in the background,
+      # side by side) and float64 checks; then the four alternating under graph (twice) and stream
+      # (once) beside cuBLASLt's per-tensor GEMM, tilejit's per-tensor rate in the same call; ncu of
+      # main and bsnu.
       mk_diff_variant bsq docs/experiments/block_scale_quarters.diff
-      env TILEJIT_TEMPLATE_DIR="$root/build/variants/bsq" timeout 115 ctest --test-dir "$root/build" -L gpu \
-        -R 'Fp8GemmGpu' -j 8 --timeout 110 --output-on-failure >"$out/bsq_tests.log" 2>&1 &
-      tests_pid=$!
-      (
-        export TILEJIT_TEMPLATE_DIR="$root/build/variants/bsq"
-        for a in "--m 4096 --n 4096 --k 4096" "--m 1001 --n 777 --k 515" "--m 2048 --n 4096 --k 1024 -e d=gelu(acc+bias[n])" \
-          "--m 1536 --n 2048 --k 1024 -e d=acc*scale[m]+residual" "--m 4096 --n 4096 --k 4096 --out-dtype f32" "--m 333 --n 4100 --k 128"; do
-          timeout 60 "$bin/tilejit" gemm $a --layout NT --dtype e4m3 --block-scales -c wgmma:128x256x128:64x256:3 --check 2>&1 |
-            grep -E "config|check|rror" | tr '\n' ' '
-          echo " <- $a"
-        done
-        timeout 60 "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout NT --dtype e4m3 --block-scales -c wgmma:192x128x128:64x128:3 --check 2>&1 |
-          grep -E "check|rror" | tr '\n' ' '
-        echo " <- 1001x777x515 three consumers"
-        timeout 60 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout NT --dtype e4m3 --block-scales \
-          -c wgmma:128x256x128:64x256:3 --check 2>&1 | tail -3
-      ) >"$out/bsq_checks.log" 2>&1
-      cat "$out/bsq_checks.log"
-      wait_for_step "$tests_pid" bsq_tests
-      i=0
-      for vm in new:graph bsq:graph new:graph bsq:graph new:stream bsq:stream; do
-        v=${vm%:*} m=${vm#*:} i=$((i + 1))
-        variant_cli "$v"
-        step "bsq_bench_${i}_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
-          --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
+      mk_diff_variant bsnu docs/experiments/block_scale_lane_offsets.diff
+      mk_diff_variant bs4 docs/experiments/block_scales_four_ahead.diff
+      pids=()
+      for v in bsq bsnu bs4; do
+        env TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" timeout 150 ctest --test-dir "$root/build" -L gpu \
+          -R 'Fp8GemmGpu.BlockScales|Fp8GemmGpu.BatchAlpha|Fp8GemmGpu.EightBit' -j 4 --timeout 140 --output-on-failure >"$out/bsab_tests_$v.log" 2>&1 &
+        pids+=($!)
       done
-      step bsq_bench_7_pertensor_graph 0 timeout 40 "$bin/tilejit" bench gemm --dtype e4m3 --method graph --layout NT \
+      for v in bsq bsnu bs4; do
+        for a in "--m 4096 --n 4096 --k 4096" "--m 1001 --n 777 --k 515" "--m 2048 --n 4096 --k 1024 -e d=gelu(acc+bias[n])" \
+          "--m 1536 --n 2048 --k 1024 -e d=acc*scale[m]+residual" "--m 333 --n 4100 --k 640 --out-dtype f32"; do
+          TILEJIT_TEMPLATE_DIR="$root/build/variants/$v" timeout 60 "$bin/tilejit" gemm $a --layout NT --dtype e4m3 --block-scales \
+            -c wgmma:128x256x128:64x256:3 --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
+          echo " <- $v $a"
+        done
+      done >"$out/bsab_checks.log" 2>&1
+      cat "$out/bsab_checks.log"
+      i=0
+      for v in bsq bsnu bs4; do
+        wait_for_step "${pids[$i]}" "bsab_tests_$v"
+        i=$((i + 1))
+      done
+      i=0
+      for m in graph graph stream; do
+        for v in new bsq bsnu bs4; do
+          i=$((i + 1))
+          variant_cli "$v"
+          step "bsab_bench_$(printf %02d $i)_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
+            --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
+        done
+      done
+      step bsab_bench_99_pertensor_graph 0 timeout 40 "$bin/tilejit" bench gemm --dtype e4m3 --method graph --layout NT \
         --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
-      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsq_bench_*.log | sed 's/.*bsq_bench_//' | awk '{print $1, $2, $3, $5}' | tr '\n' ';'
-      gather_logs bsq_ i33_bsq.txt
+      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsab_bench_*.log | sed 's/.*bsab_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
+      gather_logs bsab_ i33_bsab.txt
+      g="gemm --m 8192 --n 8192 --k 8192 --layout NT --dtype e4m3 --bench --runs 3 -c wgmma:128x256x128:64x256:3 --block-scales"
+      src_prof bsp_main "$bin/tilejit" $g
+      src_prof bsp_bsnu env TILEJIT_TEMPLATE_DIR="$root/build/variants/bsnu" "$bin/tilejit" $g
       ;;
     i32-bs-profile)
       # Issue 15 (about 120 s): where the default block-scaled kernel (128x256 tiles, n128 halves) waits,
