@@ -27,6 +27,18 @@ export TILEJIT_CACHE_DIR="${TILEJIT_CACHE_DIR:-/tmp/tilejit-gpu-cache}"
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  host: $(hostname)  pwd: $root"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 
+# The carried binary embeds kernels_templates/ as it was when it was built: a tree changed since
+# (an experiment applied, built, then reverted) would have every "main" run use other templates
+# (2026-12-07 13:57Z: it did). Kernel keys hash the template closure, so the embedded templates and
+# the tree's give one key only where they are the same.
+template_key() { "$bin/tilejit" compile gemm --m 64 --n 64 --k 64 --dtype e4m3 --block-scales --arch sm_90a 2>/dev/null | awk '$1 == "key" {print $2}'; }
+embedded_key=$(TILEJIT_TEMPLATE_DIR= template_key)
+tree_key=$(TILEJIT_TEMPLATE_DIR="$root/kernels_templates" template_key)
+if [ "$embedded_key" != "$tree_key" ]; then
+  echo "STALE BUILD: the binary's embedded templates ($embedded_key) are not the tree's ($tree_key); rebuild before carrying"
+  exit 3
+fi
+
 step() {
   local name="$1" lines="$2"
   shift 2
