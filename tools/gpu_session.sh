@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -2025,6 +2025,18 @@ for what in "$@"; do
       g="gemm --m 8192 --n 8192 --k 8192 --layout NT --dtype e4m3 --bench --runs 3 -c wgmma:128x256x128:64x256:3 --block-scales"
       src_prof bsp_main "$bin/tilejit" $g
       src_prof bsp_bsnu env TILEJIT_TEMPLATE_DIR="$root/build/variants/bsnu" "$bin/tilejit" $g
+      ;;
+    i33-rotate)
+      # Issue 12 (about 60 s): the decode shapes with A and B rotated through copies (bench gemm
+      # --rotate auto: twice L2), so that a replayed group streams B from DRAM as an application's
+      # next GEMM does, beside the same command without rotation; graph and stream.
+      for m in graph stream; do
+        for r in auto 1; do
+          step "rot_${m}_$r" 0 timeout 60 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NN,NT,TN,TT \
+            --shapes 1x4096x4096,16x8192x8192,32x8192x8192 --runs 3 --group-ms 20 --rounds 2 --rotate $r
+        done
+      done
+      gather_logs rot_ i33_rotate.txt
       ;;
     i32-bs-profile)
       # Issue 15 (about 120 s): where the default block-scaled kernel (128x256 tiles, n128 halves) waits,

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -65,6 +66,33 @@ int compile_gemm_cmd(const GemmArgs& a) {
   return 0;
 }
 
+// bench gemm --rotate: device copies of a case's A and B (copy 0 is the case's own).
+constexpr int kMaxRotateCopies = 64;
+struct InputCopies {
+  std::vector<DeviceBuffer> buffers;
+  std::vector<CUdeviceptr> a, b;
+  InputCopies(Runtime& rt, const GemmCase& gc, std::size_t count, CUstream stream) {
+    a.push_back(gc.problem.a.ptr), b.push_back(gc.problem.b.ptr);
+    for (std::size_t i = 1; i < count; ++i) {
+      for (const auto& [from, bytes, to] : {std::tuple{gc.problem.a.ptr, gc.a_bytes(), &a}, std::tuple{gc.problem.b.ptr, gc.b_bytes(), &b}}) {
+        buffers.push_back(rt.alloc(bytes));
+        tooling::check(tooling::driver().cuMemcpyDtoDAsync(buffers.back().ptr(), from, bytes, stream), "cuMemcpyDtoDAsync");
+        to->push_back(buffers.back().ptr());
+      }
+    }
+    tooling::check(tooling::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
+  }
+};
+// --rotate auto: copies enough that the inputs a replayed group goes through are twice the L2 size,
+// at most kMaxRotateCopies and a quarter of the device's memory.
+int rotate_copies_for(const GemmCase& gc, std::size_t l2_bytes, std::size_t device_bytes) {
+  const std::size_t one = gc.a_bytes() + gc.b_bytes();
+  std::size_t n = one == 0 ? 1 : (2 * l2_bytes + one - 1) / one;
+  n = std::clamp<std::size_t>(n, 1, kMaxRotateCopies);
+  while (n > 1 && n * one > device_bytes / 4) --n;
+  return static_cast<int>(n);
+}
+
 int bench_gemm(const GemmArgs& a) {
   if (a.rounds < 1) throw InvalidArgument(fmt::format("--rounds {}: expected 1 or more passes", a.rounds));
   if (a.runs < 0) throw InvalidArgument(fmt::format("--runs {}: expected 1 or more", a.runs));
@@ -72,6 +100,20 @@ int bench_gemm(const GemmArgs& a) {
   const TimingMethod method = parse_timing_method(a.method);
   if (a.lt_accum != "fast" && a.lt_accum != "precise")
     throw InvalidArgument(fmt::format("--lt-accum '{}': expected fast or precise", a.lt_accum));
+  // --rotate N: each side's launches take N copies of A and B in turn, so that a replayed group does
+  // not find its inputs in L2 from the launch before (as in an application, where the next GEMM
+  // reads other weights); auto: enough copies for twice the L2 size.
+  int rotate_copies = 0;  // 0: auto
+  if (a.rotate != "auto") {
+    std::size_t used = 0;
+    try {
+      rotate_copies = std::stoi(a.rotate, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != a.rotate.size() || rotate_copies < 1 || rotate_copies > kMaxRotateCopies)
+      throw InvalidArgument(fmt::format("--rotate '{}': expected a count of copies from 1 to {}, or auto", a.rotate, kMaxRotateCopies));
+  }
   // --config A,B,...: each configuration ("default" for the heuristic's pick) on the same inputs,
   // every one timed beside cuBLAS in the same rounds, so configurations compare within one run.
   // Parsed before the device is looked for: a typo fails the same with or without a GPU.
@@ -116,7 +158,12 @@ int bench_gemm(const GemmArgs& a) {
                                                     "median of {} replays",
                                                     a.group_ms, mo.groups)
                                       : fmt::format("method synced: events around each launch and a wait after it, median of {}", mo.groups);
-  fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; {}; tilejit and cuBLAS alternating, {} warm-ups{}; device copy {:.0f} GB/s\n",
+  const std::size_t l2_bytes = rt.device_info().l2_bytes;
+  const std::string rotation =
+      rotate_copies == 1 ? std::string()
+                         : fmt::format("; A and B rotated through {} copies per side (L2 {} MiB)",
+                                       rotate_copies == 0 ? std::string("enough") : std::to_string(rotate_copies), l2_bytes >> 20);
+  fmt::print("tilejit vs cuBLAS, {} -> {}, {} on {}; {}; tilejit and cuBLAS alternating, {} warm-ups{}{}; device copy {:.0f} GB/s\n",
              a.b_dtype.empty() ? a.dtype : fmt::format("{} x {}", a.dtype, a.b_dtype),
              dtype_name([&] {
                GemmArgs plain = a;
@@ -126,7 +173,7 @@ int bench_gemm(const GemmArgs& a) {
              a.math, rt.device_info().name, how, 5,
              a.rounds > 1 ? fmt::format("; {} rounds over every shape, medians over the rounds, ratio range in brackets", a.rounds)
                           : std::string(),
-             copy_gbs);
+             rotation, copy_gbs);
   fmt::print("{:<18} {:<5} {:>9} {:>9} {:>7}  {:>8}  {:>9}  {}\n", "shape", "lay", "tilejit", "cuBLAS", "ratio", "B GB/s", "rel.err",
              "config");
   // With several rounds every case is made and checked first; then each round times them all in
@@ -144,16 +191,29 @@ int bench_gemm(const GemmArgs& a) {
     bool no_reference = false;        // 8-bit inputs cuBLASLt refuses: tilejit timed alone
     std::unique_ptr<GemmPlan> plan;
     std::vector<double> ours_ms, ref_ms;
+    // --rotate: the inputs' copies (the case's own first), a plan and a cuBLAS problem for each, and
+    // the copy each side's next launch takes.
+    std::shared_ptr<const InputCopies> copies, lt_copies;
+    std::vector<std::unique_ptr<GemmPlan>> rotated_plans;  // copies 1.. (copy 0: plan)
+    std::vector<GemmProblem> ref_problems;                  // cuBLAS, one per copy
+    std::size_t ours_next = 0, ref_next = 0;
+    int rotated() const { return copies ? static_cast<int>(copies->a.size()) : 1; }
+    const GemmPlan& plan_for(std::size_t i) const { return i == 0 ? *plan : *rotated_plans[i - 1]; }
   };
   ProgressLine progress(static_cast<int>(shapes.size() * layouts.size() * configs.size() * epilogues.size()) *
                     (a.rounds > 1 ? a.rounds + 1 : 1));
   auto time_round = [&](Case& c) {
     progress.show(fmt::format("{} {} {}: timing", c.shape, c.layout, c.config));
-    const auto [ours, ref] = time_methods_pair(method, [&](CUstream st) { c.plan->run(st); },
+    const std::size_t n = static_cast<std::size_t>(c.rotated());
+    const auto [ours, ref] = time_methods_pair(method, [&](CUstream st) { c.plan_for(c.ours_next++ % n).run(st); },
                                                [&](CUstream st) {
-                                                 if (c.no_reference) c.plan->run(st);  // tilejit on both sides
-                                                 else if (c.lt) c.lt->run(st);
-                                                 else cublas.gemm(c.gc->problem, st);
+                                                 const std::size_t i = c.ref_next++ % n;
+                                                 if (c.no_reference) c.plan_for(i).run(st);  // tilejit on both sides
+                                                 else if (c.lt && n == 1) c.lt->run(st);
+                                                 else if (c.lt) {
+                                                   const InputCopies& x = c.lt_copies ? *c.lt_copies : *c.copies;
+                                                   c.lt->run(st, x.a[i], x.b[i]);
+                                                 } else cublas.gemm(n == 1 ? c.gc->problem : c.ref_problems[i], st);
                                                },
                                                stream, mo);
     c.ours_ms.push_back(ours.median_ms), c.ref_ms.push_back(c.no_reference ? std::nan("") : ref.median_ms);
@@ -168,15 +228,16 @@ int bench_gemm(const GemmArgs& a) {
     // Bytes of B read per second: the measure of decode-like shapes (M <= 32), which stream B.
     const double b_gbs = c.b_bytes / (ours_ms * 1e-3) / 1e9;
     progress.clear();
-    fmt::print("{:<18} {:<5} {:>9.1f} {:>9.1f} {:>7.3f}  {:>8.0f}  {:>9.2e}{} {}{}{}{}\n", c.shape, c.layout, t_ours, t_ref, ratio, b_gbs, c.err,
+    fmt::print("{:<18} {:<5} {:>9.1f} {:>9.1f} {:>7.3f}  {:>8.0f}  {:>9.2e}{} {}{}{}{}{}\n", c.shape, c.layout, t_ours, t_ref, ratio, b_gbs, c.err,
                c.pass ? " " : "!", c.config, a.rounds > 1 ? fmt::format("  [{:.3f}-{:.3f}]", *lo, *hi) : std::string(),
+               c.rotated() > 1 ? fmt::format("  inputs x{}", c.rotated()) : std::string(),
                c.epilogue == "none" ? std::string() : fmt::format("  epilogue: {}", c.epilogue),
                c.lt || c.no_reference ? fmt::format(" ({})", c.lt_what) : std::string());
     std::fflush(stdout);
     rows.push_back({{"shape", c.shape}, {"layout", c.layout}, {"dtype", a.dtype}, {"math", a.math}, {"method", a.method},
                     {"tilejit_tflops", t_ours}, {"cublas_tflops", t_ref}, {"ratio", ratio}, {"tilejit_ms", ours_ms}, {"cublas_ms", ref_ms},
                     {"b_gbs", b_gbs}, {"copy_gbs", copy_gbs}, {"rel_error", c.err}, {"config", c.config}, {"rounds", a.rounds},
-                    {"ratio_min", *lo}, {"ratio_max", *hi}, {"epilogue", c.epilogue}, {"reference", c.no_reference ? std::string("none") : c.lt ? "cublasLt: " + c.lt_what : std::string("cublas")}});
+                    {"ratio_min", *lo}, {"ratio_max", *hi}, {"epilogue", c.epilogue}, {"rotate", c.rotated()}, {"reference", c.no_reference ? std::string("none") : c.lt ? "cublasLt: " + c.lt_what : std::string("cublas")}});
   };
   std::vector<Case> cases;
   bool ok = true;
@@ -187,6 +248,9 @@ int bench_gemm(const GemmArgs& a) {
       one.m = s[0], one.n = s[1], one.k = s[2];
       one.epilogues = {epilogue};
       auto gc = std::make_shared<GemmCase>(rt, problem_of(one, lay), a.bias, 42);
+      const int copies_wanted = rotate_copies > 0 ? rotate_copies : rotate_copies_for(*gc, l2_bytes, rt.device_info().total_memory);
+      std::shared_ptr<const InputCopies> copies =
+          copies_wanted > 1 ? std::make_shared<const InputCopies>(rt, *gc, copies_wanted, stream) : nullptr;
       // bias + GELU (the fixed form, or the body that spells it) is timed beside cuBLASLt's fused
       // GELU_BIAS epilogue on the same bias, where cuBLASLt has one (a row-major D).
       std::string squeezed;
@@ -242,6 +306,17 @@ int bench_gemm(const GemmArgs& a) {
         progress.show(fmt::format("{} {}: compiling and checking", c.shape, c.layout));
         c.gc = gc;
         c.plan = std::make_unique<GemmPlan>(cfg ? rt.plan_gemm(c.gc->problem, *cfg) : rt.plan_gemm(c.gc->problem));
+        if (copies) {
+          c.copies = copies;
+          if (lt_gc) c.lt_copies = std::make_shared<const InputCopies>(rt, *lt_gc, copies->a.size(), stream);
+          for (std::size_t i = 0; i < copies->a.size(); ++i) {
+            GemmProblem q = c.gc->problem;
+            q.a.ptr = copies->a[i], q.b.ptr = copies->b[i];
+            c.ref_problems.push_back(q);
+            // The plan's configuration for every copy (a heuristic's pick could differ with the pointers).
+            if (i > 0) c.rotated_plans.push_back(std::make_unique<GemmPlan>(rt.plan_gemm(q, c.plan->config())));
+          }
+        }
         c.config = c.plan->config().to_string();
         c.flops = c.gc->flops();
         c.b_bytes = static_cast<double>(s[1]) * s[2] * static_cast<double>(dtype_size(c.gc->problem.b.dtype)) * a.batch;
@@ -270,15 +345,16 @@ int bench_gemm(const GemmArgs& a) {
       f << rows.dump(2) << "\n";
     } else {
       f << "shape,layout,dtype,math,method,tilejit_tflops,cublas_tflops,ratio,tilejit_ms,cublas_ms,b_gbs,copy_gbs,rel_error,config,rounds,"
-           "ratio_min,ratio_max,epilogue\n";
+           "ratio_min,ratio_max,epilogue,rotate\n";
       for (const auto& r : rows)
-        f << fmt::format("{},{},{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{:.5f},{:.0f},{:.0f},{:.3e},{},{},{:.4f},{:.4f},\"{}\"\n",
+        f << fmt::format("{},{},{},{},{},{:.2f},{:.2f},{:.4f},{:.5f},{:.5f},{:.0f},{:.0f},{:.3e},{},{},{:.4f},{:.4f},\"{}\",{}\n",
                          r["shape"].get<std::string>(), r["layout"].get<std::string>(), r["dtype"].get<std::string>(),
                          r["math"].get<std::string>(), r["method"].get<std::string>(), r["tilejit_tflops"].get<double>(),
                          r["cublas_tflops"].get<double>(), r["ratio"].get<double>(), r["tilejit_ms"].get<double>(),
                          r["cublas_ms"].get<double>(), r["b_gbs"].get<double>(), r["copy_gbs"].get<double>(),
                          r["rel_error"].get<double>(), r["config"].get<std::string>(), r["rounds"].get<int>(),
-                         r["ratio_min"].get<double>(), r["ratio_max"].get<double>(), r["epilogue"].get<std::string>());
+                         r["ratio_min"].get<double>(), r["ratio_max"].get<double>(), r["epilogue"].get<std::string>(),
+                         r["rotate"].get<int>());
     }
   }
   return ok ? 0 : kExitFailure;
@@ -390,6 +466,9 @@ void register_gemm(CLI::App& app, CLI::App& compile, CLI::App& bench, Action& ac
                  "stream (default: groups of back-to-back launches on one stream), graph (CUDA graph replay of such a group) or "
                  "synced (a wait after each launch; hides fixed per-launch costs)");
   bg->add_option("--group-ms", b->group_ms, "stream and graph: launches per timed group, enough for about this many ms (default 50)");
+  bg->add_option("--rotate", b->rotate,
+                 "Copies of A and B each side's launches take in turn, so that a launch does not find them in L2 from the one "
+                 "before: a count, or auto (enough for twice the L2 size); default 1");
   bg->add_option("--out", b->out, "Also write FILE.csv or FILE.json");
   bg->add_option("--lt-accum", b->lt_accum,
                  "8-bit inputs: cuBLASLt's accumulation, fast (in the tensor cores, as tilejit's kernels: default) or precise "

@@ -127,6 +127,7 @@ struct CublasLt::Api {
   CUdeviceptr workspace = 0;
   std::size_t workspace_bytes = 32u << 20;
   GemmProblem p;  // column-major D^T = B^T A^T
+  bool swapped = false;  // p is the user problem with A and B swapped (a row-major D)
   float alpha = 1.f, beta = 0.f;
   cublasStatus_t (*create)(cublasLtHandle_t*) = nullptr;
   cublasStatus_t (*destroy)(cublasLtHandle_t) = nullptr;
@@ -166,6 +167,7 @@ CublasLt::CublasLt(const GemmProblem& in, CUdeviceptr bias, DType bias_dtype, bo
   GemmProblem& p = x.p;
   p = in;
   if (p.d.layout == Layout::row_major) {
+    x.swapped = true;
     std::swap(p.m, p.n);
     std::swap(p.a, p.b);
     std::swap(p.scale_a, p.scale_b);
@@ -261,10 +263,13 @@ CublasLt::~CublasLt() {
   if (x.workspace) tooling::driver().cuMemFree(x.workspace);
 }
 
-void CublasLt::run(CUstream stream) {
+void CublasLt::run(CUstream stream, CUdeviceptr a, CUdeviceptr b) {
   Api& x = *api_;
   void* d = reinterpret_cast<void*>(x.p.d.ptr);
-  check(x.matmul(x.handle, x.desc, &x.alpha, reinterpret_cast<const void*>(x.p.a.ptr), x.a, reinterpret_cast<const void*>(x.p.b.ptr), x.b,
+  if (x.swapped) std::swap(a, b);  // the user's A is x.p's B
+  const void* pa = reinterpret_cast<const void*>(a ? a : x.p.a.ptr);
+  const void* pb = reinterpret_cast<const void*>(b ? b : x.p.b.ptr);
+  check(x.matmul(x.handle, x.desc, &x.alpha, pa, x.a, pb, x.b,
                  &x.beta, reinterpret_cast<void*>(x.c_ptr), x.c, d, x.d, &x.algo, reinterpret_cast<void*>(x.workspace), x.workspace_bytes,
                  reinterpret_cast<cudaStream_t>(stream)),
         "cublasLtMatmul");

@@ -43,7 +43,9 @@ class CublasLt {
   ~CublasLt();
   CublasLt(const CublasLt&) = delete;
   CublasLt& operator=(const CublasLt&) = delete;
-  void run(CUstream stream);
+  void run(CUstream stream) { run(stream, 0, 0); }
+  // With other A and B of the same shapes (0 keeps the problem's).
+  void run(CUstream stream, CUdeviceptr a, CUdeviceptr b);
 
  private:
   struct Api;

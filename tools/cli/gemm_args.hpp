@@ -28,6 +28,7 @@ struct GemmArgs {
   std::string method = "stream";  // bench gemm: stream, graph or synced
   std::string lt_accum = "fast";  // bench gemm, 8-bit inputs: cuBLASLt's accumulation (fast or precise)
   double group_ms = 50;           // bench gemm, stream and graph: about this much work per timed group
+  std::string rotate = "1";       // bench gemm: copies of A and B the launches take in turn (a count or "auto")
   // An epilogue body (gemm, compile gemm) or several (bench gemm; "none": no epilogue), and its scalars.
   std::vector<std::string> epilogues;
   std::vector<std::string> scalars;

@@ -39,6 +39,9 @@ class GemmCase {
     dscales_.upload(&scales_[1], sizeof(float), 256);
   }
   double flops() const { return 2.0 * static_cast<double>(problem.m) * problem.n * problem.k * problem.batch; }
+  // Bytes of A's and B's device allocations (behind problem.a.ptr and problem.b.ptr).
+  std::size_t a_bytes() const { return da_.bytes(); }
+  std::size_t b_bytes() const { return db_.bytes(); }
 
  private:
   static std::size_t elements(const MatrixRef& r, std::int64_t rows, std::int64_t cols, std::int64_t batch);
