@@ -66,6 +66,9 @@ TEST(Cli, BadExpressionIsUsageError) {
   EXPECT_NE(configs.out.find("wgmma:64x12"), std::string::npos) << configs.out;
   expect_usage_error("bench gemm --shapes 64x64x64 --method waited", {"expected stream (back-to-back launches), graph"});
   expect_usage_error("bench gemm --shapes 64x64x64 --layout NT,TN:x", {"layout 'TN:x'", ":r or :c for D"});
+  expect_usage_error("bench gemm --shapes 64x64x64 --rotate 0", {"--rotate '0': expected a count of copies from 1 to 64, or auto"});
+  expect_usage_error("bench gemm --shapes 64x64x64 --rotate 2x", {"--rotate '2x'"});
+  expect_usage_error("bench gemm --shapes 64x64x64 --rotate 65", {"--rotate '65'"});
 }
 
 TEST(Cli, BadSettingIsRefusedByName) {
