@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -2025,6 +2025,53 @@ for what in "$@"; do
       g="gemm --m 8192 --n 8192 --k 8192 --layout NT --dtype e4m3 --bench --runs 3 -c wgmma:128x256x128:64x256:3 --block-scales"
       src_prof bsp_main "$bin/tilejit" $g
       src_prof bsp_bsnu env TILEJIT_TEMPLATE_DIR="$root/build/variants/bsnu" "$bin/tilejit" $g
+      ;;
+    i33-bs-staged)
+      # Issue 15 (about 200 s): block scales staged in shared memory with each stage
+      # (docs/experiments/block_scales_staged.diff, variant bss: the producer's warp copies a K
+      # block's scales with cp.async and the stage's full barrier waits for them), against main and
+      # bsnu (B's scales out of uniform registers: +0-5% at 14:47Z). Block-scaled GPU tests with bss
+      # (background), float64 checks (the 16-byte and the 4-byte copies: M a multiple of 4 or not, a
+      # partial last tile, three consumers; batches in the GPU tests, epilogues, a f32 D), memcheck and racecheck;
+      # then main, bsnu and bss alternating under graph (twice) and stream (once); ncu of bss.
+      mk_diff_variant bss docs/experiments/block_scales_staged.diff
+      mk_diff_variant bsnu docs/experiments/block_scale_lane_offsets.diff
+      env TILEJIT_TEMPLATE_DIR="$root/build/variants/bss" timeout 150 ctest --test-dir "$root/build" -L gpu \
+        -R 'Fp8GemmGpu' -j 6 --timeout 140 --output-on-failure >"$out/bss_tests.log" 2>&1 &
+      tests_pid=$!
+      (
+        export TILEJIT_TEMPLATE_DIR="$root/build/variants/bss"
+        for a in "--m 4096 --n 4096 --k 4096" "--m 1001 --n 777 --k 515" "--m 1000 --n 777 --k 515" "--m 333 --n 4100 --k 640 --out-dtype f32" \
+          "--m 2048 --n 4096 --k 1024 -e d=gelu(acc+bias[n])" "--m 1536 --n 2048 --k 1024 -e d=acc*scale[m]+residual" \
+          "--m 520 --n 1000 --k 1024" "--m 1001 --n 777 --k 515 -c wgmma:192x128x128:64x128:3" \
+          "--m 4096 --n 2048 --k 2048 -c wgmma:192x128x128:64x128:4 --layout TN"; do
+          c="-c wgmma:128x256x128:64x256:3"
+          case "$a" in *-c*) c="" ;; esac
+          l="--layout NT"
+          case "$a" in *--layout*) l="" ;; esac
+          timeout 60 "$bin/tilejit" gemm $a $l --dtype e4m3 --block-scales $c --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
+          echo " <- $a"
+        done
+        timeout 60 compute-sanitizer --tool memcheck "$bin/tilejit" gemm --m 1001 --n 777 --k 515 --layout NT --dtype e4m3 --block-scales \
+          -c wgmma:128x256x128:64x256:3 --check 2>&1 | tail -2
+        timeout 60 compute-sanitizer --tool racecheck "$bin/tilejit" gemm --m 1000 --n 520 --k 640 --layout NT --dtype e4m3 --block-scales \
+          -c wgmma:128x256x128:64x256:3 --check 2>&1 | tail -2
+      ) >"$out/bss_checks.log" 2>&1
+      cat "$out/bss_checks.log"
+      wait_for_step "$tests_pid" bss_tests
+      i=0
+      for m in graph graph stream; do
+        for v in new bsnu bss; do
+          i=$((i + 1))
+          variant_cli "$v"
+          step "bss_bench_$(printf %02d $i)_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
+            --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
+        done
+      done
+      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bss_bench_*.log | sed 's/.*bss_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
+      gather_logs bss_ i33_bss.txt
+      src_prof bsp_bss env TILEJIT_TEMPLATE_DIR="$root/build/variants/bss" "$bin/tilejit" gemm --m 8192 --n 8192 --k 8192 --layout NT \
+        --dtype e4m3 --bench --runs 3 -c wgmma:128x256x128:64x256:3 --block-scales
       ;;
     i33-rotate)
       # Issue 12 (about 60 s): the decode shapes with A and B rotated through copies (bench gemm
