@@ -978,15 +978,6 @@ TEST(GemmVariant, StagesColumnVectorsWhereTheyFit) {
   EXPECT_EQ(ops::wgmma_tile_vectors(GemmConfig::parse("wgmma:128x256x128:64x256:4"), blocks), 1);
   blocks.scale_mode = ScaleMode::blocks;
   EXPECT_EQ(ops::wgmma_tile_vectors(GemmConfig::parse("wgmma:128x256x128:64x256:4"), blocks), 0);  // producer at 24 registers
-  // Block scales: room past the vectors' barriers for each stage's scales (A's 128 rows and B's two
-  // 128-column blocks, in 16-byte units), which fits beside the default's three stages.
-  GemmProblem plain_blocks = blocks;
-  plain_blocks.epilogue = {};
-  GemmProblem tensor_scales = plain_blocks;
-  tensor_scales.scale_mode = ScaleMode::per_tensor;
-  const auto bs = GemmConfig::parse("wgmma:128x256x128:64x256:3");
-  EXPECT_EQ(ops::gemm_shared_bytes(bs, plain_blocks), ops::gemm_shared_bytes(bs, tensor_scales) + 32 + 3 * 132 * 4);
-  EXPECT_LE(ops::gemm_shared_bytes(bs, blocks), ops::arch_shared_memory_limit("sm_90a"));
   // Where the stages leave no room, the vectors stay in global memory and the stages stay.
   const auto full = GemmConfig::parse("wgmma:128x256x64:64x256:4");
   GemmProblem three = n;

@@ -148,11 +148,7 @@ int wgmma_base_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   return c.stages * ((c.bm + c.bn) * c.bk * es + 16) +
          std::max(d_rows_take_tma_stores(c, p) || wgmma_stage_d(c, p) ? (c.pingpong || c.k_halves ? 2 : c.bm / c.wm) * 2 * c.wm * 128 : 0,
                   c.k_halves ? c.wm * c.bn * 4 : 0) +  // K halves: one consumer's accumulators pass through it
-         32 + 1024 +  // + the ping-pong order barriers and the split-K flags
-         // Block scales: room for each stage's scales (A's BM, B's per 128 columns) past the tile
-         // vectors' barriers, for kernels whose producer copies them there (docs/experiments/
-         // block_scales_staged.diff; none on main uses it yet).
-         (p.scale_mode == ScaleMode::blocks ? 32 + c.stages * ((c.bm + (c.bn + 127) / 128 + 3) / 4 * 4) * 4 : 0);
+         32 + 1024;  // + the ping-pong order barriers and the split-K flags
 }
 // Shared memory of a tile's staged vectors: their two pairs of barriers and a buffer of BN floats per
 // vector, one for cooperative consumers and one per consumer in ping-pong.
