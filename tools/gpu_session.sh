@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -2072,6 +2072,32 @@ for what in "$@"; do
       gather_logs bss_ i33_bss.txt
       src_prof bsp_bss env TILEJIT_TEMPLATE_DIR="$root/build/variants/bss" "$bin/tilejit" gemm --m 8192 --n 8192 --k 8192 --layout NT \
         --dtype e4m3 --bench --runs 3 -c wgmma:128x256x128:64x256:3 --block-scales
+      ;;
+    i33-bs-offset)
+      # Issue 15 (about 90 s): consumer 1 of the block-scaled 128x256 kernel starts each tile 100, 160
+      # or 300 clocks after consumer 0 (docs/experiments/block_scale_consumer_offset.diff), so that
+      # their MMA groups do not finish together; three float64 checks of the 160 variant, then main
+      # and the three alternating, graph then stream, beside cuBLASLt's per-tensor GEMM.
+      for d in 100 160 300; do
+        mk_diff_variant "bsd$d" docs/experiments/block_scale_consumer_offset.diff
+        sed -i "s/#define CONSUMER_OFFSET_CLOCKS 160/#define CONSUMER_OFFSET_CLOCKS $d/" "$root/build/variants/bsd$d/gemm_wgmma.cuh"
+      done
+      for a in "--m 4096 --n 4096 --k 4096" "--m 1001 --n 777 --k 515" "--m 2048 --n 4096 --k 1024 -e d=gelu(acc+bias[n])"; do
+        TILEJIT_TEMPLATE_DIR="$root/build/variants/bsd160" timeout 60 "$bin/tilejit" gemm $a --layout NT --dtype e4m3 --block-scales \
+          -c wgmma:128x256x128:64x256:3 --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
+        echo " <- bsd160 $a"
+      done
+      i=0
+      for m in graph stream; do
+        for v in new bsd100 bsd160 bsd300; do
+          i=$((i + 1))
+          variant_cli "$v"
+          step "bsd_bench_$(printf %02d $i)_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
+            --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
+        done
+      done
+      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsd_bench_*.log | sed 's/.*bsd_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
+      gather_logs bsd_ i33_bsd.txt
       ;;
     i33-rotate)
       # Issue 12 (about 60 s): the decode shapes with A and B rotated through copies (bench gemm
