@@ -2150,6 +2150,9 @@ for what in "$@"; do
         large_grid "hl_bf16_large_$m" 150 bf16 $m
         step "hl_bf16_small_$m" 0 timeout 100 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NN,NT,TN,TT \
           --shapes 1000x1000x1000,128x8192x8192,4095x4095x4095,1x4096x4096,16x8192x8192,32x8192x8192 --runs 3 --group-ms 30 --rounds 3
+        # 1x4096x4096's B (32 MiB) fits L2: also timed with inputs rotated past it (the decode figure).
+        step "hl_bf16_decode_rot_$m" 0 timeout 40 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NN,NT,TN,TT \
+          --shapes 1x4096x4096 --runs 3 --group-ms 30 --rounds 3 --rotate auto
         step "hl_epi_$m" 0 timeout 80 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN --shapes 4096x4096x4096,8192x8192x8192 \
           --runs 3 --group-ms 20 --rounds 3 -e none -e 'd = gelu(acc + bias[n])' -e 'd = acc * scale[m] + residual'
         step "hl_e4m3_$m" 0 timeout 80 "$bin/tilejit" bench gemm --dtype e4m3 --method $m --layout NT \

@@ -296,6 +296,9 @@ int bench_gemm(const GemmArgs& a) {
           fmt::print("(cuBLASLt bias+GELU not available here, timed beside cuBLAS: {})\n", e.what());
         }
       }
+      // The K-major problem cuBLASLt runs in place of an 8-bit case's layout takes as many copies.
+      std::shared_ptr<const InputCopies> lt_copies =
+          copies && lt_gc ? std::make_shared<const InputCopies>(rt, *lt_gc, copies->a.size(), stream) : nullptr;
       for (const auto& cfg : configs) {
         Case c;
         c.epilogue = epilogue == "none" && gp.epilogue.bias ? fmt::format("fixed bias+{}", a.act) : epilogue;
@@ -308,7 +311,7 @@ int bench_gemm(const GemmArgs& a) {
         c.plan = std::make_unique<GemmPlan>(cfg ? rt.plan_gemm(c.gc->problem, *cfg) : rt.plan_gemm(c.gc->problem));
         if (copies) {
           c.copies = copies;
-          if (lt_gc) c.lt_copies = std::make_shared<const InputCopies>(rt, *lt_gc, copies->a.size(), stream);
+          c.lt_copies = lt_copies;
           for (std::size_t i = 0; i < copies->a.size(); ++i) {
             GemmProblem q = c.gc->problem;
             q.a.ptr = copies->a[i], q.b.ptr = copies->b[i];
