@@ -1,6 +1,7 @@
 // GEMM as applications run it: plans captured into CUDA graphs and replayed, kernels back to back
 // with programmatic dependent launch (the next GEMM reading this one's D), a column-major D in every
 // layout, and tf32 on wgmma in every layout; results against the float64 host reference.
+#include "cli_runner.hpp"
 #include "gemm_case.hpp"
 #include "test_support.hpp"
 
@@ -8,6 +9,9 @@
 
 #include <tilejit/tilejit.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 #include <random>
 #include <vector>
 
@@ -268,6 +272,31 @@ TEST_F(GemmGpuGraph, Tf32OnWgmmaInEveryLayout) {
     plan.run(stream);
     check(driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
     EXPECT_LE(gb.relative_error(), cli::gemm_tolerance(plan.problem())) << layout << " batched";
+  }
+}
+
+// `bench gemm --rotate 3` (decode shapes timed with their inputs out of L2): every row says it took
+// three copies, checks its D against float64 and has a ratio; with 8-bit inputs in a layout
+// cuBLASLt does not take, the reference runs its K-major problem on copies of its own.
+TEST(GemmGraphGpu, BenchRotatesInputsThroughCopies) {
+  Runtime rt;
+  TILEJIT_REQUIRE_GPU(rt);
+  test::TempDir dir;
+  for (const std::string& dtype_layouts : {std::string("--dtype bf16 --layout NT,NN"), std::string("--dtype e4m3 --layout NT,NN")}) {
+    const auto json = (dir.path() / "rows.json").string();
+    const auto r = test::run_cli("bench gemm " + dtype_layouts + " --shapes 16x1024x512,200x264x128 --method graph --runs 1 --group-ms 2 "
+                                 "--rotate 3 --out " + json);
+    if (r.out.find("libcublas") != std::string::npos) GTEST_SKIP() << "no cuBLAS here: " << r.out;
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("A and B rotated through 3 copies per side"), std::string::npos) << r.out;
+    std::ifstream f(json);
+    const auto rows = nlohmann::json::parse(f);
+    ASSERT_EQ(rows.size(), 4u) << r.out;
+    for (const auto& row : rows) {
+      EXPECT_EQ(row["rotate"].get<int>(), 3) << row.dump();
+      if (row["reference"] != "none") EXPECT_GT(row["ratio"].get<double>(), 0.0) << row.dump();  // none: cuBLASLt refused it
+      EXPECT_LE(row["rel_error"].get<double>(), 1e-2) << row.dump();
+    }
   }
 }
 
