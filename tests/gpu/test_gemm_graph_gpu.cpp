@@ -294,7 +294,9 @@ TEST(GemmGraphGpu, BenchRotatesInputsThroughCopies) {
     ASSERT_EQ(rows.size(), 4u) << r.out;
     for (const auto& row : rows) {
       EXPECT_EQ(row["rotate"].get<int>(), 3) << row.dump();
-      if (row["reference"] != "none") EXPECT_GT(row["ratio"].get<double>(), 0.0) << row.dump();  // none: cuBLASLt refused it
+      if (row["reference"] != "none") {  // none: cuBLASLt refused the shape, tilejit timed alone
+        EXPECT_GT(row["ratio"].get<double>(), 0.0) << row.dump();
+      }
       EXPECT_LE(row["rel_error"].get<double>(), 1e-2) << row.dump();
     }
   }
