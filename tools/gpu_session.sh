@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -2098,6 +2098,14 @@ for what in "$@"; do
       done
       grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsd_bench_*.log | sed 's/.*bsd_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
       gather_logs bsd_ i33_bsd.txt
+      ;;
+    i34-first)
+      # The thirty-third session's first call (about 330 s): the GPU test of bench gemm --rotate (new,
+      # unrun), the consumer-offset experiment (i33-bs-offset, unrun), then the three issues' headline
+      # grids with the rotated decode line (i29-headline).
+      step rot_test 12 timeout 120 "$root/build/bin/tilejit_gpu_tests" --gtest_filter='GemmGraphGpu.BenchRotatesInputsThroughCopies'
+      "$0" i33-bs-offset
+      "$0" i29-headline
       ;;
     i33-rotate)
       # Issue 12 (about 60 s): the decode shapes with A and B rotated through copies (bench gemm
