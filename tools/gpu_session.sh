@@ -81,6 +81,26 @@ mk_variant() {
   echo "variant $name: $(diff "$root/kernels_templates/gemm_wgmma.cuh" "$root/build/variants/$name/gemm_wgmma.cuh" | grep -c '^>') lines changed"
 }
 
+# Block-scaled e4m3 NT at 4096^3, 6144^3 and 8192^3 with each template VARIANT ("new": the embedded
+# ones) in turn, once per METHOD (graph, stream) in the order given, beside cuBLASLt's per-tensor GEMM:
+# logs $out/PREFIX_bench_NN_VARIANT_METHOD.log, then one line of shape, TFLOP/s and ratio per log.
+#   block_scale_ab PREFIX "METHOD..." VARIANT...
+block_scale_ab() {
+  local prefix="$1" methods="$2" m v i=0
+  shift 2
+  for m in $methods; do
+    for v in "$@"; do
+      i=$((i + 1))
+      variant_cli "$v"
+      step "${prefix}_bench_$(printf %02d $i)_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
+        --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
+    done
+  done
+}
+block_scale_ab_summary() {
+  grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/"$1"_bench_*.log | sed "s/.*$1_bench_//" | awk '{print $1, $3, $5}' | tr '\n' ';'
+}
+
 # build/variants/NAME: the embedded templates with the experiment diff DIFF applied (its paths
 # a/kernels_templates/...; a change to tools/ in it is left out), unless carried.
 mk_diff_variant() {
@@ -2009,18 +2029,10 @@ for what in "$@"; do
         wait_for_step "${pids[$i]}" "bsab_tests_$v"
         i=$((i + 1))
       done
-      i=0
-      for m in graph graph stream; do
-        for v in new bsq bsnu bs4; do
-          i=$((i + 1))
-          variant_cli "$v"
-          step "bsab_bench_$(printf %02d $i)_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
-            --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
-        done
-      done
+      block_scale_ab bsab "graph graph stream" new bsq bsnu bs4
       step bsab_bench_99_pertensor_graph 0 timeout 40 "$bin/tilejit" bench gemm --dtype e4m3 --method graph --layout NT \
         --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
-      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsab_bench_*.log | sed 's/.*bsab_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
+      block_scale_ab_summary bsab
       gather_logs bsab_ i33_bsab.txt
       g="gemm --m 8192 --n 8192 --k 8192 --layout NT --dtype e4m3 --bench --runs 3 -c wgmma:128x256x128:64x256:3 --block-scales"
       src_prof bsp_main "$bin/tilejit" $g
@@ -2059,16 +2071,8 @@ for what in "$@"; do
       ) >"$out/bss_checks.log" 2>&1
       cat "$out/bss_checks.log"
       wait_for_step "$tests_pid" bss_tests
-      i=0
-      for m in graph graph stream; do
-        for v in new bsnu bss; do
-          i=$((i + 1))
-          variant_cli "$v"
-          step "bss_bench_$(printf %02d $i)_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
-            --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
-        done
-      done
-      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bss_bench_*.log | sed 's/.*bss_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
+      block_scale_ab bss "graph graph stream" new bsnu bss
+      block_scale_ab_summary bss
       gather_logs bss_ i33_bss.txt
       src_prof bsp_bss env TILEJIT_TEMPLATE_DIR="$root/build/variants/bss" "$bin/tilejit" gemm --m 8192 --n 8192 --k 8192 --layout NT \
         --dtype e4m3 --bench --runs 3 -c wgmma:128x256x128:64x256:3 --block-scales
@@ -2087,16 +2091,8 @@ for what in "$@"; do
           -c wgmma:128x256x128:64x256:3 --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
         echo " <- bsd160 $a"
       done
-      i=0
-      for m in graph stream; do
-        for v in new bsd100 bsd160 bsd300; do
-          i=$((i + 1))
-          variant_cli "$v"
-          step "bsd_bench_$(printf %02d $i)_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
-            --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
-        done
-      done
-      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsd_bench_*.log | sed 's/.*bsd_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
+      block_scale_ab bsd "graph stream" new bsd100 bsd160 bsd300
+      block_scale_ab_summary bsd
       gather_logs bsd_ i33_bsd.txt
       ;;
     i34-first)

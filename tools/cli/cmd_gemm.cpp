@@ -66,7 +66,7 @@ int compile_gemm_cmd(const GemmArgs& a) {
   return 0;
 }
 
-// bench gemm --rotate: device copies of a case's A and B (copy 0 is the case's own).
+// bench gemm --rotate: a case's A and B and count - 1 device copies of them (one: the case's own only).
 constexpr int kMaxRotateCopies = 64;
 struct InputCopies {
   std::vector<DeviceBuffer> buffers;
@@ -80,7 +80,7 @@ struct InputCopies {
         to->push_back(buffers.back().ptr());
       }
     }
-    tooling::check(tooling::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
+    if (count > 1) tooling::check(tooling::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
   }
 };
 // --rotate auto: copies enough that the inputs a replayed group goes through are twice the L2 size,
@@ -191,13 +191,13 @@ int bench_gemm(const GemmArgs& a) {
     bool no_reference = false;        // 8-bit inputs cuBLASLt refuses: tilejit timed alone
     std::unique_ptr<GemmPlan> plan;
     std::vector<double> ours_ms, ref_ms;
-    // --rotate: the inputs' copies (the case's own first), a plan and a cuBLAS problem for each, and
-    // the copy each side's next launch takes.
+    // --rotate: the inputs (the case's own first, then their copies), a plan and a cuBLAS problem for
+    // each, and the copy each side's next launch takes; lt_copies: those of lt_gc.
     std::shared_ptr<const InputCopies> copies, lt_copies;
     std::vector<std::unique_ptr<GemmPlan>> rotated_plans;  // copies 1.. (copy 0: plan)
     std::vector<GemmProblem> ref_problems;                  // cuBLAS, one per copy
     std::size_t ours_next = 0, ref_next = 0;
-    int rotated() const { return copies ? static_cast<int>(copies->a.size()) : 1; }
+    int rotated() const { return static_cast<int>(copies->a.size()); }
     const GemmPlan& plan_for(std::size_t i) const { return i == 0 ? *plan : *rotated_plans[i - 1]; }
   };
   ProgressLine progress(static_cast<int>(shapes.size() * layouts.size() * configs.size() * epilogues.size()) *
@@ -209,11 +209,10 @@ int bench_gemm(const GemmArgs& a) {
                                                [&](CUstream st) {
                                                  const std::size_t i = c.ref_next++ % n;
                                                  if (c.no_reference) c.plan_for(i).run(st);  // tilejit on both sides
-                                                 else if (c.lt && n == 1) c.lt->run(st);
                                                  else if (c.lt) {
                                                    const InputCopies& x = c.lt_copies ? *c.lt_copies : *c.copies;
                                                    c.lt->run(st, x.a[i], x.b[i]);
-                                                 } else cublas.gemm(n == 1 ? c.gc->problem : c.ref_problems[i], st);
+                                                 } else cublas.gemm(c.ref_problems[i], st);
                                                },
                                                stream, mo);
     c.ours_ms.push_back(ours.median_ms), c.ref_ms.push_back(c.no_reference ? std::nan("") : ref.median_ms);
@@ -249,8 +248,7 @@ int bench_gemm(const GemmArgs& a) {
       one.epilogues = {epilogue};
       auto gc = std::make_shared<GemmCase>(rt, problem_of(one, lay), a.bias, 42);
       const int copies_wanted = rotate_copies > 0 ? rotate_copies : rotate_copies_for(*gc, l2_bytes, rt.device_info().total_memory);
-      std::shared_ptr<const InputCopies> copies =
-          copies_wanted > 1 ? std::make_shared<const InputCopies>(rt, *gc, copies_wanted, stream) : nullptr;
+      const auto copies = std::make_shared<const InputCopies>(rt, *gc, copies_wanted, stream);
       // bias + GELU (the fixed form, or the body that spells it) is timed beside cuBLASLt's fused
       // GELU_BIAS epilogue on the same bias, where cuBLASLt has one (a row-major D).
       std::string squeezed;
@@ -298,7 +296,7 @@ int bench_gemm(const GemmArgs& a) {
       }
       // The K-major problem cuBLASLt runs in place of an 8-bit case's layout takes as many copies.
       std::shared_ptr<const InputCopies> lt_copies =
-          copies && lt_gc ? std::make_shared<const InputCopies>(rt, *lt_gc, copies->a.size(), stream) : nullptr;
+          lt_gc ? std::make_shared<const InputCopies>(rt, *lt_gc, copies->a.size(), stream) : nullptr;
       for (const auto& cfg : configs) {
         Case c;
         c.epilogue = epilogue == "none" && gp.epilogue.bias ? fmt::format("fixed bias+{}", a.act) : epilogue;
@@ -309,16 +307,14 @@ int bench_gemm(const GemmArgs& a) {
         progress.show(fmt::format("{} {}: compiling and checking", c.shape, c.layout));
         c.gc = gc;
         c.plan = std::make_unique<GemmPlan>(cfg ? rt.plan_gemm(c.gc->problem, *cfg) : rt.plan_gemm(c.gc->problem));
-        if (copies) {
-          c.copies = copies;
-          c.lt_copies = lt_copies;
-          for (std::size_t i = 0; i < copies->a.size(); ++i) {
-            GemmProblem q = c.gc->problem;
-            q.a.ptr = copies->a[i], q.b.ptr = copies->b[i];
-            c.ref_problems.push_back(q);
-            // The plan's configuration for every copy (a heuristic's pick could differ with the pointers).
-            if (i > 0) c.rotated_plans.push_back(std::make_unique<GemmPlan>(rt.plan_gemm(q, c.plan->config())));
-          }
+        c.copies = copies;
+        c.lt_copies = lt_copies;
+        for (std::size_t i = 0; i < copies->a.size(); ++i) {
+          GemmProblem q = c.gc->problem;
+          q.a.ptr = copies->a[i], q.b.ptr = copies->b[i];
+          c.ref_problems.push_back(q);
+          // The plan's configuration for every copy (a heuristic's pick could differ with the pointers).
+          if (i > 0) c.rotated_plans.push_back(std::make_unique<GemmPlan>(rt.plan_gemm(q, c.plan->config())));
         }
         c.config = c.plan->config().to_string();
         c.flops = c.gc->flops();
