@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -68,7 +68,11 @@ src_prof() {
 # Sets run to the tilejit command with templates VARIANT: the embedded ones for "new", else those in
 # build/variants/VARIANT.
 variant_cli() {
-  if [ "$1" = new ]; then run=("$bin/tilejit"); else run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit"); fi
+  case "$1" in
+    new) run=("$bin/tilejit") ;;
+    ffma*) run=(env TILEJIT_INTERLEAVE_FFMA="${1#ffma}" "$bin/tilejit") ;;  # the embedded templates, cubins patched
+    *) run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit") ;;
+  esac
 }
 
 # build/variants/NAME: the embedded templates with sed expressions applied to gemm_wgmma.cuh; prints
@@ -2094,6 +2098,31 @@ for what in "$@"; do
       block_scale_ab bsd "graph stream" new bsd100 bsd160 bsd300
       block_scale_ab_summary bsd
       gather_logs bsd_ i33_bsd.txt
+      ;;
+    i34-ffma)
+      # Issue 15 (about 130 s): the block-scaled kernel's accumulating FFMAs made yieldable in the
+      # first 6, 9 or 16 sixteenths of each run (TILEJIT_INTERLEAVE_FFMA, jit/ffma_interleave.hpp):
+      # float64 checks and the FP8 GPU tests with 16, then main and the three alternating, graph then
+      # stream, beside cuBLASLt's per-tensor GEMM.
+      for n in 9 16; do
+        for a in "--m 4096 --n 4096 --k 4096" "--m 1001 --n 777 --k 515" "--m 2048 --n 4096 --k 1024 -e d=gelu(acc+bias[n])"; do
+          TILEJIT_INTERLEAVE_FFMA=$n timeout 60 "$bin/tilejit" gemm $a --layout NT --dtype e4m3 --block-scales --check 2>&1 |
+            grep -E "check|rror" | tr '\n' ' '
+          echo " <- ffma$n $a"
+        done
+      done
+      step ffm_tests 6 env TILEJIT_INTERLEAVE_FFMA=16 timeout 120 "$root/build/bin/tilejit_gpu_tests" --gtest_filter='Fp8GemmGpu.*:UserKernelsGpu.*Interleave*'
+      block_scale_ab ffm "graph stream" new ffma6 ffma9 ffma16
+      block_scale_ab_summary ffm
+      gather_logs ffm_ i34_ffma.txt
+      ;;
+    i34-go)
+      # The thirty-third session's first call (about 460 s): the rotate GPU test, the FFMA-yield
+      # experiment (i34-ffma), the consumer-offset one (i33-bs-offset), the headline grids.
+      step rot_test 12 timeout 120 "$root/build/bin/tilejit_gpu_tests" --gtest_filter='GemmGraphGpu.BenchRotatesInputsThroughCopies'
+      "$0" i34-ffma
+      "$0" i33-bs-offset
+      "$0" i29-headline
       ;;
     i34-first)
       # The thirty-third session's first call (about 330 s): the GPU test of bench gemm --rotate (new,
