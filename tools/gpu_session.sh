@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -2123,6 +2123,40 @@ for what in "$@"; do
       "$0" i34-ffma
       "$0" i33-bs-offset
       "$0" i29-headline
+      ;;
+    i34-last)
+      # The thirty-third session's last call (about 300 s). Issue 15's memory-bound e4m3 shapes
+      # (128x8192x8192 reads B at 83% of the copy rate with 64x128 tiles, each B tile read by both tile
+      # rows): tile shapes that read B once (swapped, 128-row tiles, clusters), float64 checks of them,
+      # then graph and stream sweeps; 16x8192x8192 likewise. Issue 12's bf16 128x8192x8192 with the
+      # swapped tile. The persistent grid's group of tile rows (8) as 4 and 16 on the large bf16 shapes.
+      e4_m128="default,wgmma:64x128x128:64x128:8:c2,wgmma:128x64x128:64x64:8,wgmma:64x128x128:64x128:8:sw,wgmma:64x64x128:64x64:8:sw,wgmma:128x64x128:64x64:8:sw"
+      e4_m16="default,wgmma:64x16x512:64x16:4:sw,wgmma:64x32x256:64x32:6:sw,wgmma:128x16x256:64x16:6:sw"
+      for c in wgmma:64x128x128:64x128:8:sw wgmma:64x64x128:64x64:8:sw wgmma:128x64x128:64x64:8:sw wgmma:128x64x128:64x64:8; do
+        for a in "--m 128 --n 8192 --k 8192" "--m 129 --n 1000 --k 2056"; do
+          timeout 60 "$bin/tilejit" gemm $a --layout NT --dtype e4m3 -c $c --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
+          echo " <- $c $a"
+        done
+      done
+      for m in graph stream; do
+        step "last_e4_m128_$m" 0 timeout 60 "$bin/tilejit" bench gemm --dtype e4m3 --method $m --layout NT --shapes 128x8192x8192 \
+          --config "$e4_m128" --runs 3 --group-ms 20 --rounds 3
+        step "last_e4_m16_$m" 0 timeout 60 "$bin/tilejit" bench gemm --dtype e4m3 --method $m --layout NT --shapes 16x8192x8192 \
+          --config "$e4_m16" --runs 3 --group-ms 20 --rounds 3
+        step "last_bf16_m128_$m" 0 timeout 60 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN --shapes 128x8192x8192 \
+          --config default,wgmma:64x128x64:64x128:8:sw,wgmma:64x128x64:64x128:8:c2 --runs 3 --group-ms 20 --rounds 3
+      done
+      mk_variant group4 's/tile_coords<8>(tile % per_batch/tile_coords<4>(tile % per_batch/'
+      mk_variant group16 's/tile_coords<8>(tile % per_batch/tile_coords<16>(tile % per_batch/'
+      for m in graph stream; do
+        for v in new group4 group16; do
+          variant_cli $v
+          step "last_group_${m}_$v" 0 timeout 60 "${run[@]}" bench gemm --dtype bf16 --method $m --layout NT,NN \
+            --shapes 4096x4096x4096,8192x8192x8192,12288x4096x4096 --runs 3 --group-ms 20 --rounds 2
+        done
+      done
+      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/last_*.log | sed 's/.*last_//' | awk '{print $1, $2, $3, $6, $(NF-1)}' | tr '\n' ';' | head -c 6000
+      gather_logs last_ i34_last.txt
       ;;
     i34-first)
       # The thirty-third session's first call (about 330 s): the GPU test of bench gemm --rotate (new,
