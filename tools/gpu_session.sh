@@ -70,7 +70,7 @@ src_prof() {
 variant_cli() {
   case "$1" in
     new) run=("$bin/tilejit") ;;
-    ffma*) run=(env TILEJIT_INTERLEAVE_FFMA="${1#ffma}" "$bin/tilejit") ;;  # the embedded templates, cubins patched
+    ffma*) run=(env TILEJIT_INTERLEAVE_FFMA="${1#ffma}" "$bin/tilejit") ;;  # docs/experiments/ffma_interleave.diff built
     *) run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit") ;;
   esac
 }
@@ -2100,7 +2100,8 @@ for what in "$@"; do
       gather_logs bsd_ i33_bsd.txt
       ;;
     i34-ffma)
-      # Issue 15 (about 130 s): the block-scaled kernel's accumulating FFMAs made yieldable in the
+      # Issue 15 (about 130 s; ran 2026-12-07 16:3xZ, dropped): needs docs/experiments/ffma_interleave.diff
+      # applied and built. The block-scaled kernel's accumulating FFMAs made yieldable in the
       # first 6, 9 or 16 sixteenths of each run (TILEJIT_INTERLEAVE_FFMA, jit/ffma_interleave.hpp):
       # float64 checks and the FP8 GPU tests with 16, then main and the three alternating, graph then
       # stream, beside cuBLASLt's per-tensor GEMM.

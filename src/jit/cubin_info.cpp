@@ -36,7 +36,7 @@ constexpr std::uint8_t kParameterBank = 0x0a;  // EIATTR_PARAM_CBANK: symbol, th
 
 }  // namespace
 
-std::optional<std::vector<CubinSection>> cubin_sections(std::string_view cubin) {
+std::optional<std::vector<std::size_t>> cubin_parameter_sizes(std::string_view cubin, std::string_view symbol) {
   constexpr std::string_view kMagic("\x7f""ELF", 4);
   if (cubin.size() < 64 || cubin.substr(0, 4) != kMagic || cubin[4] != 2 /* ELFCLASS64 */ || cubin[5] != 1 /* little-endian */)
     return std::nullopt;
@@ -48,32 +48,13 @@ std::optional<std::vector<CubinSection>> cubin_sections(std::string_view cubin) 
   Section names;
   if (!section_at(cubin, table, entry_size, names_index, names)) return std::nullopt;
   const std::string_view strings = cubin.substr(names.offset, names.size);
-  std::vector<CubinSection> out;
+  const std::string wanted = ".nv.info." + std::string(symbol);
   for (std::uint16_t i = 0; i < count; ++i) {
     Section s;
     if (!section_at(cubin, table, entry_size, i, s)) return std::nullopt;
-    const std::string_view name =
-        s.name < strings.size() ? strings.substr(s.name, strings.find('\0', s.name) - s.name) : std::string_view();
-    out.push_back({name, static_cast<std::size_t>(s.offset), static_cast<std::size_t>(s.size)});
-  }
-  return out;
-}
-
-std::optional<int> cubin_sm(std::string_view cubin) {
-  constexpr std::uint16_t kMachineCuda = 190;  // EM_CUDA
-  std::uint16_t machine = 0;
-  std::uint32_t flags = 0;
-  if (!cubin_sections(cubin) || !read(cubin, 0x12, machine) || machine != kMachineCuda || !read(cubin, 0x30, flags))
-    return std::nullopt;
-  return static_cast<int>((flags >> 8) & 0xff);  // EF_CUDA_SM: bits 8-15 in the ELF ABI of CUDA 12 and 13
-}
-
-std::optional<std::vector<std::size_t>> cubin_parameter_sizes(std::string_view cubin, std::string_view symbol) {
-  const auto sections = cubin_sections(cubin);
-  if (!sections) return std::nullopt;
-  const std::string wanted = ".nv.info." + std::string(symbol);
-  for (const CubinSection& s : *sections) {
-    if (s.name != wanted) continue;
+    if (s.name >= strings.size()) continue;
+    const std::string_view name = strings.substr(s.name, strings.find('\0', s.name) - s.name);
+    if (name != wanted) continue;
     const std::string_view info = cubin.substr(s.offset, s.size);
     std::map<std::uint16_t, std::size_t> sizes;  // by ordinal
     std::size_t end = 0;                          // of the last parameter

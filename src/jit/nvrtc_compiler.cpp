@@ -1,6 +1,5 @@
 #include "jit/nvrtc_compiler.hpp"
 
-#include "jit/ffma_interleave.hpp"
 #include "util/files.hpp"
 #include "util/log.hpp"
 
@@ -204,15 +203,8 @@ CompiledKernel NvrtcCompiler::compile(const CompileRequest& req) const {
   for (const auto& name : req.name_expressions)
     check_nvrtc(nvrtcAddNameExpression(*prog, name.c_str()), "nvrtcAddNameExpression", req.program_name);
 
-  // tilejit's own options (kInterleaveFfmaOption) are for the cubin, after NVRTC: not passed on.
   std::vector<const char*> opt_ptrs;
-  int interleave_sixteenths = 0;
-  for (const auto& o : req.options) {
-    if (o.starts_with(kInterleaveFfmaOption)) interleave_sixteenths = interleave_ffma_sixteenths(o);
-    else if (o.starts_with("--tilejit-"))
-      throw InvalidArgument(fmt::format("program '{}': unknown option '{}' (tilejit's own: {}N)", req.program_name, o, kInterleaveFfmaOption));
-    else opt_ptrs.push_back(o.c_str());
-  }
+  for (const auto& o : req.options) opt_ptrs.push_back(o.c_str());
   nvrtcResult r = nvrtcCompileProgram(*prog, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
   std::string log = program_log(*prog);
   if (r != NVRTC_SUCCESS) {
@@ -234,10 +226,6 @@ CompiledKernel NvrtcCompiler::compile(const CompileRequest& req) const {
   check_nvrtc(nvrtcGetCUBINSize(*prog, &size), "nvrtcGetCUBINSize", req.program_name);
   out.cubin.resize(size);
   check_nvrtc(nvrtcGetCUBIN(*prog, out.cubin.data()), "nvrtcGetCUBIN", req.program_name);
-  if (interleave_sixteenths > 0) {
-    const FfmaInterleaveCount changed = interleave_ffma_runs(out.cubin, interleave_sixteenths);
-    util::log().debug("{}: {} FFMAs in {} runs may yield", req.program_name, changed.instructions, changed.runs);
-  }
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
   util::log().debug("compiled {} ({}) in {:.1f} ms, cubin {} bytes, options: {}", req.program_name,

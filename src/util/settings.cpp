@@ -209,18 +209,6 @@ Settings Settings::from_environment() {
       "launch GEMM kernels with programmatic dependent launch on sm_90+, so that each one's prologue overlaps the previous kernel's "
       "tail (0: plain stream order)");
 
-  auto interleave = env("TILEJIT_INTERLEAVE_FFMA");
-  if (interleave) {
-    int n = -1;
-    const auto [end, error] = std::from_chars(interleave->data(), interleave->data() + interleave->size(), n);
-    if (error != std::errc() || end != interleave->data() + interleave->size() || n < 0 || n > 16)
-      bad_value("TILEJIT_INTERLEAVE_FFMA", *interleave, "0 (off) or 1 to 16 (sixteenths of each run)");
-    s.interleave_ffma = n;
-  }
-  row("TILEJIT_INTERLEAVE_FFMA", interleave, "0", "0",
-      "block-scaled 8-bit GEMMs: let warps yield in the first N/16 of each run of accumulating FFMAs, so that the other consumer's "
-      "MMAs issue between them (0: the cubin as ptxas made it)");
-
   auto libcuda = env("TILEJIT_LIBCUDA");
   if (libcuda) s.driver_library = *libcuda;
   row("TILEJIT_LIBCUDA", libcuda, s.driver_library, "libcuda.so.1", "the CUDA driver library loaded at run time");

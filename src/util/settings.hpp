@@ -39,7 +39,6 @@ struct Settings {
   bool always_compile = false;
   bool nvrtc_warmup = true;
   bool programmatic_launch = true;  // TILEJIT_PDL
-  int interleave_ffma = 0;          // TILEJIT_INTERLEAVE_FFMA: sixteenths of each FFMA run, 0 off
   AutotuneMode autotune = AutotuneMode::cached;
   std::string driver_library = "libcuda.so.1";
   std::vector<SettingRow> rows;  // every variable, for display

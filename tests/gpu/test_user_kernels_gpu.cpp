@@ -2,7 +2,6 @@
 // references (poisoned outputs, guard bytes after them), the seed's vectorAdd on the tile API,
 // arguments checked against the kernel's parameters before launch, attributes, clusters and
 // programmatic dependent launch.
-#include "ffma_runs_kernel.hpp"
 #include "gemm_case.hpp"
 #include "host_data.hpp"
 #include "test_support.hpp"
@@ -171,36 +170,6 @@ TEST_F(UserKernelsGpu, TheSeedsVectorAddThroughThePublicApi) {
     for (unsigned long long i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] + b[i]) << "n=" << n << " i=" << i;
     EXPECT_TRUE(dout.guard_intact()) << "wrote past n=" << n;
   }
-}
-
-// --tilejit-interleave-ffma (jit/ffma_interleave.hpp) changes only scheduling hints: the patched
-// kernel loads, and its results keep every bit of the plain one's, which match float64.
-TEST_F(UserKernelsGpu, InterleavedFfmaRunsKeepEveryBit) {
-  const KernelSource plain{.name = "ffma_runs", .text = kFfmaRunsKernel};
-  KernelSource patched = plain;
-  patched.options = {"--tilejit-interleave-ffma=16"};
-  Program p0 = rt.program(plain, {"promote"}), p1 = rt.program(patched, {"promote"});
-  EXPECT_NE(p0.info().key, p1.info().key);
-  const unsigned blocks_x = 264, threads_x = 128;
-  const long long threads = blocks_x * threads_x;
-  const int k_blocks = 37;
-  std::vector<float> partial(64 * threads), scale(k_blocks);
-  cli::fill_random(DType::f32, partial.data(), partial.size(), fresh_seed());
-  cli::fill_random(DType::f32, scale.data(), scale.size(), fresh_seed());
-  for (float& v : scale) v = 0.5f + std::fabs(v);  // one sign: the sum is not a cancellation
-  Buffer dp(rt, partial.data(), partial.size() * 4), ds(rt, scale.data(), scale.size() * 4);
-  Buffer out0(rt, nullptr, partial.size() * 4, true), out1(rt, nullptr, partial.size() * 4, true);
-  p0.kernel("promote").launch({.grid = {blocks_x}, .block = {threads_x}}, nullptr, out0.dev.ptr(), dp.dev.ptr(), ds.dev.ptr(), k_blocks);
-  p1.kernel("promote").launch({.grid = {blocks_x}, .block = {threads_x}}, nullptr, out1.dev.ptr(), dp.dev.ptr(), ds.dev.ptr(), k_blocks);
-  rt.synchronize();
-  const auto got0 = out0.get(), got1 = out1.get();
-  EXPECT_EQ(got0, got1);
-  EXPECT_TRUE(out0.guard_intact() && out1.guard_intact());
-  double scale_sum = 0;
-  for (float v : scale) scale_sum += v;
-  std::vector<double> ref(partial.size());
-  for (std::size_t i = 0; i < partial.size(); ++i) ref[i] = partial[i] * scale_sum;
-  EXPECT_LT(rel_error(DType::f32, got1, ref), 1e-5);
 }
 
 TEST_F(UserKernelsGpu, ArgumentsAreCheckedBeforeLaunch) {

@@ -40,7 +40,6 @@ TEST(Settings, Defaults) {
   for (const auto& row : s.rows) EXPECT_FALSE(row.from_environment) << row.variable;
   EXPECT_TRUE(s.nvrtc_warmup);
   EXPECT_EQ(s.autotune, util::AutotuneMode::cached);
-  EXPECT_EQ(s.interleave_ffma, 0);
   EXPECT_GE(s.rows.size(), 14u);
 }
 
@@ -60,7 +59,7 @@ TEST(Settings, ReadsEveryVariable) {
   ScopedEnv a("TILEJIT_CACHE_DIR", "/tmp/c"), b("TILEJIT_CACHE", "readonly"), c("TILEJIT_CACHE_MAX_SIZE", "500M"),
       d("TILEJIT_ARCH", "sm_90a"), e("TILEJIT_DEVICE", "3"), f("TILEJIT_LOG_LEVEL", "debug"),
       g("TILEJIT_GEMM_CONFIG", "puzzle33"), h("TILEJIT_ALWAYS_COMPILE", "1"), i("TILEJIT_DUMP_DIR", "/tmp/d"),
-      j("TILEJIT_PDL", "0"), k("TILEJIT_AUTOTUNE", "on"), l("TILEJIT_INTERLEAVE_FFMA", "9");
+      j("TILEJIT_PDL", "0"), k("TILEJIT_AUTOTUNE", "on");
   auto s = util::Settings::from_environment();
   EXPECT_EQ(s.cache_dir, "/tmp/c");
   EXPECT_EQ(s.cache, util::CacheMode::readonly);
@@ -71,12 +70,11 @@ TEST(Settings, ReadsEveryVariable) {
   EXPECT_EQ(s.gemm_config, "puzzle33");
   EXPECT_TRUE(s.always_compile);
   EXPECT_EQ(s.dump_dir, "/tmp/d");
-  EXPECT_EQ(s.interleave_ffma, 9);
   EXPECT_FALSE(s.programmatic_launch);
   EXPECT_EQ(s.autotune, util::AutotuneMode::on);
   int from_env = 0;
   for (const auto& row : s.rows) from_env += row.from_environment;
-  EXPECT_EQ(from_env, 12);
+  EXPECT_EQ(from_env, 11);
   ScopedEnv off("TILEJIT_AUTOTUNE", "off");
   EXPECT_EQ(util::Settings::from_environment().autotune, util::AutotuneMode::off);
 }
@@ -111,9 +109,6 @@ INSTANTIATE_TEST_SUITE_P(Values, RejectsBadValue,
                                            BadVar{"TILEJIT_LOG_LEVEL", "loud", "trace, debug"},
                                            BadVar{"TILEJIT_ALWAYS_COMPILE", "sometimes", "1/on/true"},
                                            BadVar{"TILEJIT_PDL", "perhaps", "1/on/true"},
-                                           BadVar{"TILEJIT_INTERLEAVE_FFMA", "17", "0 (off) or 1 to 16"},
-                                           BadVar{"TILEJIT_INTERLEAVE_FFMA", "9x", "0 (off) or 1 to 16"},
-                                           BadVar{"TILEJIT_INTERLEAVE_FFMA", "-1", "0 (off) or 1 to 16"},
                                            BadVar{"TILEJIT_AUTOTUNE", "yes", "off (the heuristic only), cached"},
                                            BadVar{"TILEJIT_AUTOTUNE", "ON", "off (the heuristic only), cached"},
                                            BadVar{"TILEJIT_GEMM_CONFIG", "mma:12x", "KIND:BMxBNxBK:WMxWN:STAGES"},

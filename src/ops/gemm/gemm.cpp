@@ -299,9 +299,6 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
                             (p.scale_mode == ScaleMode::blocks ? "_bs" : "") + (c.a_registers ? "_ra" : ""),
                         epilogue_tag);
   ks.text = source;
-  // The block-scaled main loop's accumulating FFMAs: see jit/ffma_interleave.hpp.
-  if (p.scale_mode == ScaleMode::blocks && rt.settings.interleave_ffma > 0)
-    ks.options.push_back(fmt::format("--tilejit-interleave-ffma={}", rt.settings.interleave_ffma));
   jit::ProgramLabels labels{.family = "gemm",
                             .dtypes = fmt::format("{},{}->{}", dtype_name(p.a.dtype), dtype_name(p.b.dtype), dtype_name(p.d.dtype)),
                             .config = fmt::format("{} layout={}{} vec={}x{}", c.to_string(), la, lb, v.a_vec, v.b_vec),
