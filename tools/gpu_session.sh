@@ -15,7 +15,7 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last i34-final)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last i34-final i34-c2)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -2171,6 +2171,21 @@ for what in "$@"; do
       done
       grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/fin_*.log | sed 's/.*fin_//' | awk '{print $1, $2, $3, $6, $(NF-1)}' | tr '\n' ';' | head -c 5000
       gather_logs fin_ i34_final.txt
+      ;;
+    i34-c2)
+      # About 100 s. i34-final's e4m3 8192^3 ran clusters of two 3% above the heuristic's tile (0.991 /
+      # 1.026 against 0.962 / 0.993) and 4096^3 1-3% below: the same with five rounds and 6144^3, both
+      # methods, and float64 checks of the cluster configuration.
+      for a in "--m 8192 --n 8192 --k 8192" "--m 6000 --n 4104 --k 2056"; do
+        timeout 60 "$bin/tilejit" gemm $a --layout NT --dtype e4m3 -c wgmma:128x256x128:64x256:3:c2 --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
+        echo " <- c2 $a"
+      done
+      for m in graph stream; do
+        step "c2_e4_$m" 0 timeout 90 "$bin/tilejit" bench gemm --dtype e4m3 --method $m --layout NT --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 \
+          --config default,wgmma:128x256x128:64x256:3:c2 --runs 3 --group-ms 20 --rounds 5
+      done
+      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/c2_*.log | sed 's/.*c2_//' | awk '{print $1, $2, $3, $6, $9, $10}' | tr '\n' ';' | head -c 3000
+      gather_logs c2_ i34_c2.txt
       ;;
     i34-first)
       # The thirty-third session's first call (about 330 s): the GPU test of bench gemm --rotate (new,
