@@ -101,9 +101,13 @@ block_scale_ab() {
     done
   done
 }
-block_scale_ab_summary() {
-  grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/"$1"_bench_*.log | sed "s/.*$1_bench_//" | awk '{print $1, $3, $5}' | tr '\n' ';'
+# One line of every bench row in $out/PREFIX*.log: log name after PREFIX and shape, layout, tilejit
+# TFLOP/s, ratio, configuration; `;`-separated, at most LIMIT bytes (default 6000).
+#   bench_rows PREFIX [LIMIT]
+bench_rows() {
+  grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/"$1"*.log | sed "s/.*$1//" | awk '{print $1, $2, $3, $5, $8}' | tr '\n' ';' | head -c "${2:-6000}"
 }
+block_scale_ab_summary() { bench_rows "$1_bench_"; }
 
 # build/variants/NAME: the embedded templates with the experiment diff DIFF applied (its paths
 # a/kernels_templates/...; a change to tools/ in it is left out), unless carried.
@@ -1997,7 +2001,7 @@ for what in "$@"; do
         step "bsl_bench_${i}_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
           --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
       done
-      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/bsl_bench_*.log | sed 's/.*bsl_bench_//' | awk '{print $1, $3, $5}' | tr '\n' ';'
+      block_scale_ab_summary bsl
       gather_logs bsl_ i32_bslean.txt
       ;;
     i33-bs-ab)
@@ -2156,7 +2160,7 @@ for what in "$@"; do
             --shapes 4096x4096x4096,8192x8192x8192,12288x4096x4096 --runs 3 --group-ms 20 --rounds 2
         done
       done
-      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/last_*.log | sed 's/.*last_//' | awk '{print $1, $2, $3, $6, $(NF-1)}' | tr '\n' ';' | head -c 6000
+      bench_rows last_
       gather_logs last_ i34_last.txt
       ;;
     i34-final)
@@ -2169,7 +2173,7 @@ for what in "$@"; do
         step "fin_bf16_$m" 0 timeout 90 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NT,NN --shapes 12288x4096x4096,4096x4096x4096 \
           --config default,wgmma:128x256x64:64x256:4:c2,wgmma:128x256x64:64x256:3 --runs 3 --group-ms 20 --rounds 3
       done
-      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/fin_*.log | sed 's/.*fin_//' | awk '{print $1, $2, $3, $6, $(NF-1)}' | tr '\n' ';' | head -c 5000
+      bench_rows fin_
       gather_logs fin_ i34_final.txt
       ;;
     i34-c2)
@@ -2184,7 +2188,7 @@ for what in "$@"; do
         step "c2_e4_$m" 0 timeout 90 "$bin/tilejit" bench gemm --dtype e4m3 --method $m --layout NT --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 \
           --config default,wgmma:128x256x128:64x256:3:c2 --runs 3 --group-ms 20 --rounds 5
       done
-      grep -H -E "^[0-9]+x[0-9]+x[0-9]+ " "$out"/c2_*.log | sed 's/.*c2_//' | awk '{print $1, $2, $3, $6, $9, $10}' | tr '\n' ';' | head -c 3000
+      bench_rows c2_
       gather_logs c2_ i34_c2.txt
       ;;
     i34-first)
