@@ -2191,6 +2191,52 @@ for what in "$@"; do
       bench_rows c2_
       gather_logs c2_ i34_c2.txt
       ;;
+    i35-tma)
+      # Issue 12, 1000^3 (about 150 s; needs the TILEJIT_EXP_TMA_* change of
+      # docs/experiments/tma_element_size.diff built): bf16 lines of 2000 bytes start off 32-byte
+      # boundaries and TMA reads them at about half its rate. Whether the map's element size (bf16 moved
+      # as 1-, 4- or 8-byte integers: the same bytes, the kernel's inner coordinate scaled in a template
+      # variant) or the L2 promotion changes that: float64 checks of each, then graph and stream beside
+      # cuBLAS at 1000^3, 1024^3 and 2040^3, NT and NN.
+      for w in 1 4 8; do
+        case $w in 1) f="c0 * 2" ;; 4) f="c0 \/ 2" ;; 8) f="c0 \/ 4" ;; esac
+        rm -rf "$root/build/variants/tma_e$w" && cp -r "$root/kernels_templates" "$root/build/variants/tma_e$w"
+        sed -i "/smem_addr(bar)), \"r\"(c0)/s/\"r\"(c0)/\"r\"($f)/" "$root/build/variants/tma_e$w/tilejit/sm90.cuh"
+        echo "variant tma_e$w: $(diff -r "$root/kernels_templates" "$root/build/variants/tma_e$w" | grep -c '^>') lines changed"
+      done
+      tma_run() {
+        case "$1" in
+          main) run=("$bin/tilejit") ;;
+          l2*) run=(env TILEJIT_EXP_TMA_L2="${1#l2}" "$bin/tilejit") ;;
+          e*) run=(env TILEJIT_EXP_TMA_ELEM="${1#e}" TILEJIT_TEMPLATE_DIR="$root/build/variants/tma_$1" "$bin/tilejit") ;;
+        esac
+      }
+      for v in e1 e4 e8 l2none; do
+        tma_run $v
+        for a in "--m 1000 --n 1000 --k 1000 --layout NT" "--m 1000 --n 1000 --k 1000 --layout NN" "--m 2040 --n 2040 --k 2040 --layout NT" \
+          "--m 1000 --n 1000 --k 1000 --layout TN" "--m 1000 --n 1000 --k 1000 --layout TT"; do
+          timeout 60 "${run[@]}" gemm $a --dtype bf16 --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
+          echo " <- $v $a"
+        done
+      done
+      for m in graph stream; do
+        for v in main e8 e4 e1 l2none l2128 main; do
+          tma_run $v
+          i=$((${i:-0} + 1))
+          step "tma_${m}_$(printf %02d $i)_$v" 0 timeout 60 "${run[@]}" bench gemm --dtype bf16 --method $m --layout NT,NN \
+            --shapes 1000x1000x1000,1024x1024x1024,2040x2040x2040 --runs 3 --group-ms 20 --rounds 2
+        done
+      done
+      bench_rows tma_
+      gather_logs tma_ i35_tma.txt
+      ;;
+    i35-go)
+      # The thirty-fourth session's first call: i35-tma (about 180 s), then on an H200 the three issues'
+      # headline grids and the f16 large grid (about 310 s), which the issues name the H200 for and
+      # which have run only on H100s since the thirty-first session; elsewhere i34-c2 (about 100 s).
+      "$0" i35-tma
+      if nvidia-smi -L | grep -q H200; then "$0" i29-headline; "$0" i31-f16; else "$0" i34-c2; fi
+      ;;
     i34-first)
       # The thirty-third session's first call (about 330 s): the GPU test of bench gemm --rotate (new,
       # unrun), the consumer-offset experiment (i33-bs-offset, unrun), then the three issues' headline
