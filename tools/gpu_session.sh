@@ -75,6 +75,16 @@ variant_cli() {
   esac
 }
 
+# The command of a TMA experiment variant (docs/experiments/tma_element_size.diff built): main,
+# l2none / l264 / l2128 (TILEJIT_EXP_TMA_L2) or e1 / e4 / e8 (elements moved as 1/4/8-byte integers).
+tma_run() {
+  case "$1" in
+    main) run=("$bin/tilejit") ;;
+    l2*) run=(env TILEJIT_EXP_TMA_L2="${1#l2}" "$bin/tilejit") ;;
+    e*) run=(env TILEJIT_EXP_TMA_ELEM="${1#e}" TILEJIT_TEMPLATE_DIR="$root/build/variants/tma_$1" "$bin/tilejit") ;;
+  esac
+}
+
 # build/variants/NAME: the embedded templates with sed expressions applied to gemm_wgmma.cuh; prints
 # how many of its lines differ from the embedded file (0: an expression that matched nothing).
 mk_variant() {
@@ -2200,17 +2210,10 @@ for what in "$@"; do
       # cuBLAS at 1000^3, 1024^3 and 2040^3, NT and NN.
       for w in 1 4 8; do
         case $w in 1) f="c0 * 2" ;; 4) f="c0 \/ 2" ;; 8) f="c0 \/ 4" ;; esac
-        rm -rf "$root/build/variants/tma_e$w" && cp -r "$root/kernels_templates" "$root/build/variants/tma_e$w"
+        rm -rf "$root/build/variants/tma_e$w" && mkdir -p "$root/build/variants" && cp -r "$root/kernels_templates" "$root/build/variants/tma_e$w"
         sed -i "/smem_addr(bar)), \"r\"(c0)/s/\"r\"(c0)/\"r\"($f)/" "$root/build/variants/tma_e$w/tilejit/sm90.cuh"
         echo "variant tma_e$w: $(diff -r "$root/kernels_templates" "$root/build/variants/tma_e$w" | grep -c '^>') lines changed"
       done
-      tma_run() {
-        case "$1" in
-          main) run=("$bin/tilejit") ;;
-          l2*) run=(env TILEJIT_EXP_TMA_L2="${1#l2}" "$bin/tilejit") ;;
-          e*) run=(env TILEJIT_EXP_TMA_ELEM="${1#e}" TILEJIT_TEMPLATE_DIR="$root/build/variants/tma_$1" "$bin/tilejit") ;;
-        esac
-      }
       for v in e1 e4 e8 l2none; do
         tma_run $v
         for a in "--m 1000 --n 1000 --k 1000 --layout NT" "--m 1000 --n 1000 --k 1000 --layout NN" "--m 2040 --n 2040 --k 2040 --layout NT" \
@@ -2229,6 +2232,47 @@ for what in "$@"; do
       done
       bench_rows tma_
       gather_logs tma_ i35_tma.txt
+      ;;
+    i35-l2)
+      # i35-tma found TMA's L2 promotion of 256 bytes (main) 5-10% slower than none or 128 at 1000^3,
+      # 1024^3 and 2040^3 (H100): the same at the large and decode shapes, graph and stream.
+      for m in graph stream; do
+        for v in main l2none l2128 main; do
+          tma_run $v
+          i=$((${i:-0} + 1))
+          step "l2_${m}_$(printf %02d $i)_$v" 0 timeout 60 "${run[@]}" bench gemm --dtype bf16 --method $m --layout NT,NN \
+            --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192,16x8192x8192,1000x1000x1000,2040x2040x2040 --runs 3 --group-ms 20 --rounds 2
+        done
+      done
+      bench_rows l2_ 9000
+      gather_logs l2_ i35_l2.txt
+      ;;
+    i35-l2rule)
+      # About 250 s, needs docs/experiments/tma_element_size.diff on top of the rule: L2 promotion of
+      # 128 bytes for rows off 128-byte boundaries (main) against 256 everywhere (TILEJIT_EXP_TMA_L2=256,
+      # the old code), alternating, graph and stream, four layouts; float64 checks and the GEMM GPU tests.
+      for a in "--m 1000 --n 1000 --k 1000 --layout NT" "--m 1000 --n 1000 --k 1000 --layout NN" "--m 2040 --n 2040 --k 2040 --layout TN" \
+        "--m 3000 --n 3000 --k 3000 --layout TT" "--m 1001 --n 777 --k 520 --layout NT" "--m 4088 --n 4088 --k 4088 --layout NN"; do
+        timeout 60 "$bin/tilejit" gemm $a --dtype bf16 --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
+        echo " <- $a"
+      done
+      step rule_gtest 6 timeout 200 ctest --test-dir "$root/build" -R "GemmGpuWgmma|GemmGraphGpu" -j 16 --output-on-failure
+      for m in graph stream; do
+        for v in l2256 main l2256 main; do
+          tma_run $v
+          i=$((${i:-0} + 1))
+          step "rule_${m}_$(printf %02d $i)_$v" 0 timeout 60 "${run[@]}" bench gemm --dtype bf16 --method $m --layout NT,NN,TN,TT \
+            --shapes 1000x1000x1000,2040x2040x2040,3000x3000x3000,4088x4088x4088 --runs 3 --group-ms 20 --rounds 2
+        done
+      done
+      bench_rows rule_ 9000
+      gather_logs rule_ i35_l2rule.txt
+      ;;
+    i35-second)
+      # The thirty-fourth session's second call: i35-l2rule (about 250 s), then on an H200 the three
+      # issues' headline grids (about 220 s) on the code with the rule.
+      "$0" i35-l2rule
+      if nvidia-smi -L | grep -q H200; then "$0" i29-headline; fi
       ;;
     i35-go)
       # The thirty-fourth session's first call: i35-tma (about 180 s), then on an H200 the three issues'

@@ -1,6 +1,7 @@
 // GEMM configurations: the string form, presets, the rules that reject a configuration (before any
 // compile), problem validation, and the heuristic.
 #include "ops/gemm/gemm_internal.hpp"
+#include "ops/gemm/wgmma_launch.hpp"
 
 #include <tilejit/error.hpp>
 #include <tilejit/gemm.hpp>
@@ -657,6 +658,15 @@ TEST(GemmLaunch, PacksBWhoseLinesStartOffSectorsOnLargerProblems) {
   EXPECT_TRUE(ops::b_lines_off_sectors(kernel_view));  // K = 1000: 2000-byte lines
   EXPECT_FALSE(ops::wgmma_packs_b_for_speed(swapped, kernel_view));
   EXPECT_FALSE(ops::wgmma_packs_b_for_speed(GemmConfig::parse("wgmma:128x64x64:64x64:8"), nt(2040, 2040, 2040)));
+}
+
+TEST(GemmHeuristic, TmaL2PromotionByLinePitch) {
+  // Line pitches off 128-byte boundaries (bf16 ld 1000, 2040, 1008, 4088) ask L2 for 128 bytes at a
+  // time; aligned ones keep 256.
+  for (const std::uint64_t bytes : {2000ull, 4080ull, 2016ull, 8176ull, 16ull, 192ull})
+    EXPECT_EQ(ops::tma_l2_promotion(bytes), CU_TENSOR_MAP_L2_PROMOTION_L2_128B) << bytes;
+  for (const std::uint64_t bytes : {128ull, 2048ull, 8192ull, 4096ull * 4})
+    EXPECT_EQ(ops::tma_l2_promotion(bytes), CU_TENSOR_MAP_L2_PROMOTION_L2_256B) << bytes;
 }
 
 TEST(GemmHeuristic, TileWidthByWaves) {

@@ -55,6 +55,14 @@ bool b_lines_off(const GemmProblem& p, std::int64_t boundary) {
 
 bool b_lines_off_sectors(const GemmProblem& p) { return b_lines_off(p, 32); }
 
+CUtensorMapL2promotion tma_l2_promotion(std::uint64_t row_bytes) {
+  // Rows off 128-byte boundaries reach TMA in pieces that straddle two lines; with 256-byte promotion
+  // bf16 1000^3 ran 5-7% and 2040^3 8-10% slower than with 128 (or none), under graph and stream
+  // (H100, 2026-12-07 19:00Z-19:05Z, docs/benchmarks.md). Aligned rows showed no difference either
+  // way and keep the 256 bytes they were tuned with.
+  return row_bytes % 128 == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+}
+
 bool wgmma_packs_b_for_speed(const GemmConfig& c, const GemmProblem& p) {
   // H200, 2026-12-03 13:11Z (docs/benchmarks.md, sixteenth session), bf16 graph, ratio to cuBLAS
   // without -> with B packed: 2040^3 0.53 -> 0.64, 3000^3 0.59 -> 0.85, 4088^3 0.70 -> 0.92, 8184^3
@@ -359,7 +367,7 @@ void WgmmaLauncher::encode(CUtensorMap* map, const MatrixRef& r, std::int64_t ro
   const cuuint32_t element_strides[3] = {1, 1, 1};
   jit::check(jit::driver().cuTensorMapEncodeTiled(map, type, 3, reinterpret_cast<void*>(r.ptr), dims, strides, box, element_strides,
                                                   CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                                                  tma_l2_promotion(row_bytes), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
              "cuTensorMapEncodeTiled", rt_->device_ordinal,
              fmt::format("GEMM matrix {}: {}x{} {}, ld {}, batch {}", name, rows, cols, dtype_name(r.dtype), r.ld, problem_.batch));
 }

@@ -16,6 +16,10 @@
 
 namespace tilejit::ops {
 
+// The L2 promotion TMA asks for when it reads a matrix whose rows are row_bytes apart: 128 bytes
+// for rows off 128-byte boundaries, 256 otherwise.
+CUtensorMapL2promotion tma_l2_promotion(std::uint64_t row_bytes);
+
 // Host mirror of tilejit::pack_params in kernels_templates/gemm_pack.cuh.
 struct PackParams {
   const void* src;
