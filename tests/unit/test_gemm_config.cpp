@@ -660,7 +660,7 @@ TEST(GemmLaunch, PacksBWhoseLinesStartOffSectorsOnLargerProblems) {
   EXPECT_FALSE(ops::wgmma_packs_b_for_speed(GemmConfig::parse("wgmma:128x64x64:64x64:8"), nt(2040, 2040, 2040)));
 }
 
-TEST(GemmHeuristic, TmaL2PromotionByLinePitch) {
+TEST(GemmLaunch, TmaL2PromotionByLinePitch) {
   // Line pitches off 128-byte boundaries (bf16 ld 1000, 2040, 1008, 4088) ask L2 for 128 bytes at a
   // time; aligned ones keep 256.
   for (const std::uint64_t bytes : {2000ull, 4080ull, 2016ull, 8176ull, 16ull, 192ull})
