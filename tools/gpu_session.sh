@@ -15,7 +15,8 @@
 #                                   i12-tf32ra i12-suite i12-verify i12-decode-trigger i12-last i12-c4 i12-c4b i12-sweep i14-pp
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
-#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last i34-final i34-c2)
+#                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last i34-final i34-c2
+#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -71,17 +72,11 @@ variant_cli() {
   case "$1" in
     new) run=("$bin/tilejit") ;;
     ffma*) run=(env TILEJIT_INTERLEAVE_FFMA="${1#ffma}" "$bin/tilejit") ;;  # docs/experiments/ffma_interleave.diff built
-    *) run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit") ;;
-  esac
-}
-
-# The command of a TMA experiment variant (docs/experiments/tma_element_size.diff built): main,
-# l2none / l264 / l2128 (TILEJIT_EXP_TMA_L2) or e1 / e4 / e8 (elements moved as 1/4/8-byte integers).
-tma_run() {
-  case "$1" in
-    main) run=("$bin/tilejit") ;;
+    # docs/experiments/tma_element_size.diff built: TMA's L2 promotion (l2none / l264 / l2128 / l2256), or
+    # bf16 moved as 1-, 4- or 8-byte integers with the template variant i35-tma makes (tma_e1 / 4 / 8).
     l2*) run=(env TILEJIT_EXP_TMA_L2="${1#l2}" "$bin/tilejit") ;;
-    e*) run=(env TILEJIT_EXP_TMA_ELEM="${1#e}" TILEJIT_TEMPLATE_DIR="$root/build/variants/tma_$1" "$bin/tilejit") ;;
+    tma_e*) run=(env TILEJIT_EXP_TMA_ELEM="${1#tma_e}" TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit") ;;
+    *) run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit") ;;
   esac
 }
 
@@ -95,21 +90,28 @@ mk_variant() {
   echo "variant $name: $(diff "$root/kernels_templates/gemm_wgmma.cuh" "$root/build/variants/$name/gemm_wgmma.cuh" | grep -c '^>') lines changed"
 }
 
-# Block-scaled e4m3 NT at 4096^3, 6144^3 and 8192^3 with each template VARIANT ("new": the embedded
-# ones) in turn, once per METHOD (graph, stream) in the order given, beside cuBLASLt's per-tensor GEMM:
-# logs $out/PREFIX_bench_NN_VARIANT_METHOD.log, then one line of shape, TFLOP/s and ratio per log.
-#   block_scale_ab PREFIX "METHOD..." VARIANT...
-block_scale_ab() {
-  local prefix="$1" methods="$2" m v i=0
-  shift 2
+# `bench gemm ARGS... --method METHOD` with each template or experiment VARIANT (see variant_cli; "new":
+# the build as it is) in turn, once per METHOD in the order given: logs $out/PREFIX_NN_VARIANT_METHOD.log.
+#   bench_ab PREFIX "METHOD..." "VARIANT..." TIMEOUT ARGS...
+bench_ab() {
+  local prefix="$1" methods="$2" variants="$3" limit="$4" m v i=0
+  shift 4
   for m in $methods; do
-    for v in "$@"; do
+    for v in $variants; do
       i=$((i + 1))
       variant_cli "$v"
-      step "${prefix}_bench_$(printf %02d $i)_${v}_$m" 0 timeout 40 "${run[@]}" bench gemm --dtype e4m3 --block-scales --method $m --layout NT \
-        --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
+      step "${prefix}_$(printf %02d $i)_${v}_$m" 0 timeout "$limit" "${run[@]}" bench gemm "$@" --method $m
     done
   done
+}
+# Block-scaled e4m3 NT at 4096^3, 6144^3 and 8192^3 with each VARIANT, once per METHOD, beside
+# cuBLASLt's per-tensor GEMM: logs $out/PREFIX_bench_NN_VARIANT_METHOD.log.
+#   block_scale_ab PREFIX "METHOD..." VARIANT...
+block_scale_ab() {
+  local prefix="$1" methods="$2"
+  shift 2
+  bench_ab "${prefix}_bench" "$methods" "$*" 40 --dtype e4m3 --block-scales --layout NT \
+    --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 --runs 3 --group-ms 20 --rounds 2
 }
 # One line of every bench row in $out/PREFIX*.log: log name after PREFIX and shape, layout, tilejit
 # TFLOP/s, ratio, configuration; `;`-separated, at most LIMIT bytes (default 6000).
@@ -241,7 +243,10 @@ gather_logs() {
 
 # `tilejit gemm --check` (float64) of each spec "M N K LAYOUT DTYPE CONFIG BODY" (CONFIG `default`: the
 # heuristic; BODY `none`: no epilogue), one line each into $out/NAME.log, which is then printed.
+#   check_specs [--variant VARIANT] NAME SPEC...   (VARIANT as for variant_cli; default the build as it is)
 check_specs() {
+  local run=("$bin/tilejit")
+  [ "$1" = --variant ] && { variant_cli "$2"; shift 2; }
   local name="$1" spec m n k lay dt cfg body
   shift
   for spec in "$@"; do
@@ -249,7 +254,7 @@ check_specs() {
     local cf=() ep=()
     [ "$cfg" != default ] && cf=(-c "$cfg")
     [ "$body" != none ] && ep=(-e "$body")
-    timeout 120 "$bin/tilejit" gemm --m "$m" --n "$n" --k "$k" --layout "$lay" --dtype "$dt" "${cf[@]}" "${ep[@]}" --check 2>&1 |
+    timeout 120 "${run[@]}" gemm --m "$m" --n "$n" --k "$k" --layout "$lay" --dtype "$dt" "${cf[@]}" "${ep[@]}" --check 2>&1 |
       grep -E "config|check|rror" | tr '\n' ' '
     echo " <- $spec"
   done >"$out/$name.log" 2>&1
@@ -2190,10 +2195,7 @@ for what in "$@"; do
       # About 100 s. i34-final's e4m3 8192^3 ran clusters of two 3% above the heuristic's tile (0.991 /
       # 1.026 against 0.962 / 0.993) and 4096^3 1-3% below: the same with five rounds and 6144^3, both
       # methods, and float64 checks of the cluster configuration.
-      for a in "--m 8192 --n 8192 --k 8192" "--m 6000 --n 4104 --k 2056"; do
-        timeout 60 "$bin/tilejit" gemm $a --layout NT --dtype e4m3 -c wgmma:128x256x128:64x256:3:c2 --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
-        echo " <- c2 $a"
-      done
+      check_specs c2_checks "8192 8192 8192 NT e4m3 wgmma:128x256x128:64x256:3:c2 none" "6000 4104 2056 NT e4m3 wgmma:128x256x128:64x256:3:c2 none"
       for m in graph stream; do
         step "c2_e4_$m" 0 timeout 90 "$bin/tilejit" bench gemm --dtype e4m3 --method $m --layout NT --shapes 4096x4096x4096,6144x6144x6144,8192x8192x8192 \
           --config default,wgmma:128x256x128:64x256:3:c2 --runs 3 --group-ms 20 --rounds 5
@@ -2214,56 +2216,31 @@ for what in "$@"; do
         sed -i "/smem_addr(bar)), \"r\"(c0)/s/\"r\"(c0)/\"r\"($f)/" "$root/build/variants/tma_e$w/tilejit/sm90.cuh"
         echo "variant tma_e$w: $(diff -r "$root/kernels_templates" "$root/build/variants/tma_e$w" | grep -c '^>') lines changed"
       done
-      for v in e1 e4 e8 l2none; do
-        tma_run $v
-        for a in "--m 1000 --n 1000 --k 1000 --layout NT" "--m 1000 --n 1000 --k 1000 --layout NN" "--m 2040 --n 2040 --k 2040 --layout NT" \
-          "--m 1000 --n 1000 --k 1000 --layout TN" "--m 1000 --n 1000 --k 1000 --layout TT"; do
-          timeout 60 "${run[@]}" gemm $a --dtype bf16 --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
-          echo " <- $v $a"
-        done
+      for v in tma_e1 tma_e4 tma_e8 l2none; do
+        check_specs --variant $v "tma_checks_$v" "1000 1000 1000 NT bf16 default none" "1000 1000 1000 NN bf16 default none" \
+          "2040 2040 2040 NT bf16 default none" "1000 1000 1000 TN bf16 default none" "1000 1000 1000 TT bf16 default none"
       done
-      for m in graph stream; do
-        for v in main e8 e4 e1 l2none l2128 main; do
-          tma_run $v
-          i=$((${i:-0} + 1))
-          step "tma_${m}_$(printf %02d $i)_$v" 0 timeout 60 "${run[@]}" bench gemm --dtype bf16 --method $m --layout NT,NN \
-            --shapes 1000x1000x1000,1024x1024x1024,2040x2040x2040 --runs 3 --group-ms 20 --rounds 2
-        done
-      done
+      bench_ab tma "graph stream" "new tma_e8 tma_e4 tma_e1 l2none l2128 new" 60 --dtype bf16 --layout NT,NN \
+        --shapes 1000x1000x1000,1024x1024x1024,2040x2040x2040 --runs 3 --group-ms 20 --rounds 2
       bench_rows tma_
       gather_logs tma_ i35_tma.txt
       ;;
     i35-l2)
       # i35-tma found TMA's L2 promotion of 256 bytes (main) 5-10% slower than none or 128 at 1000^3,
       # 1024^3 and 2040^3 (H100): the same at the large and decode shapes, graph and stream.
-      for m in graph stream; do
-        for v in main l2none l2128 main; do
-          tma_run $v
-          i=$((${i:-0} + 1))
-          step "l2_${m}_$(printf %02d $i)_$v" 0 timeout 60 "${run[@]}" bench gemm --dtype bf16 --method $m --layout NT,NN \
-            --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192,16x8192x8192,1000x1000x1000,2040x2040x2040 --runs 3 --group-ms 20 --rounds 2
-        done
-      done
+      bench_ab l2 "graph stream" "new l2none l2128 new" 60 --dtype bf16 --layout NT,NN \
+        --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192,16x8192x8192,1000x1000x1000,2040x2040x2040 --runs 3 --group-ms 20 --rounds 2
       bench_rows l2_ 9000
       gather_logs l2_ i35_l2.txt
       ;;
     i35-l2rule)
       # About 100 s, needs docs/experiments/tma_element_size.diff on top of the rule: L2 promotion of
-      # 128 bytes for rows off 128-byte boundaries (main) against 256 everywhere (TILEJIT_EXP_TMA_L2=256,
+      # 128 bytes for rows off 128-byte boundaries (new) against 256 everywhere (TILEJIT_EXP_TMA_L2=256,
       # the old code), alternating, graph and stream, four layouts; float64 checks (an L2 promotion is a
       # cache hint: it cannot change results, and the bench rows carry their own check).
-      for a in "--m 1000 --n 1000 --k 1000 --layout NN" "--m 2040 --n 2040 --k 2040 --layout TN" "--m 1001 --n 777 --k 520 --layout TT"; do
-        timeout 60 "$bin/tilejit" gemm $a --dtype bf16 --check 2>&1 | grep -E "check|rror" | tr '\n' ' '
-        echo " <- $a"
-      done
-      for m in graph stream; do
-        for v in l2256 main l2256 main; do
-          tma_run $v
-          i=$((${i:-0} + 1))
-          step "rule_${m}_$(printf %02d $i)_$v" 0 timeout 60 "${run[@]}" bench gemm --dtype bf16 --method $m --layout NT,NN,TN,TT \
-            --shapes 1000x1000x1000,2040x2040x2040,4088x4088x4088 --runs 3 --group-ms 20 --rounds 2
-        done
-      done
+      check_specs rule_checks "1000 1000 1000 NN bf16 default none" "2040 2040 2040 TN bf16 default none" "1001 777 520 TT bf16 default none"
+      bench_ab rule "graph stream" "l2256 new l2256 new" 60 --dtype bf16 --layout NT,NN,TN,TT \
+        --shapes 1000x1000x1000,2040x2040x2040,4088x4088x4088 --runs 3 --group-ms 20 --rounds 2
       bench_rows rule_ 9000
       gather_logs rule_ i35_l2rule.txt
       ;;
