@@ -16,7 +16,7 @@
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
 #                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last i34-final i34-c2
-#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second)
+#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second i36-box i36-go i36-second)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -76,6 +76,8 @@ variant_cli() {
     # bf16 moved as 1-, 4- or 8-byte integers with the template variant i35-tma makes (tma_e1 / 4 / 8).
     l2*) run=(env TILEJIT_EXP_TMA_L2="${1#l2}" "$bin/tilejit") ;;
     tma_e*) run=(env TILEJIT_EXP_TMA_ELEM="${1#tma_e}" TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit") ;;
+    # docs/experiments/tma_box_rows.diff built: K-major operands in TMA boxes of at most N rows (boxN).
+    box*) run=(env TILEJIT_EXP_BOX_ROWS="${1#box}" "$bin/tilejit") ;;
     *) run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit") ;;
   esac
 }
@@ -2243,6 +2245,42 @@ for what in "$@"; do
         --shapes 1000x1000x1000,2040x2040x2040,4088x4088x4088 --runs 3 --group-ms 20 --rounds 2
       bench_rows rule_ 9000
       gather_logs rule_ i35_l2rule.txt
+      ;;
+    i36-box)
+      # Issue 12, 1000^3 (about 200 s; needs docs/experiments/tma_box_rows.diff built): operands whose
+      # rows start off 128-byte boundaries. The fifteenth session found B's 128-row boxes slow where
+      # A's 64-row ones were not, and clusters of two (B in 64-row halves) gained 17%; cuBLAS runs
+      # 1000^3 on 128x64 tiles in pairs (every box 64 rows). Boxes of at most 64 or 32 rows (box64,
+      # box32: the kernel issues one TMA load per piece) against main, then 128-row tiles with
+      # 64-row boxes at 1000^3. Correctness first: float64 checks and the wgmma GPU tests with box32.
+      check_specs --variant box32 bx36_checks32 "1000 1000 1000 NT bf16 default none" "1000 1000 1000 TT bf16 default none" \
+        "2040 2040 2040 NT bf16 default none" "1001 777 520 TN bf16 default none" "1000 1000 1000 NT e4m3 default none" \
+        "1000 1000 1000 NT bf16 wgmma:128x64x64:64x64:8:c2 none" "300 1000 1000 NT f16 wgmma:192x128x64:64x128:4 none" \
+        "1024 1024 1024 NT f32 default none" "16 8192 8192 NT bf16 default none"
+      check_specs --variant box64 bx36_checks64 "2040 2040 2040 TT bf16 default none" "1000 1000 1000 NT bf16 wgmma:128x64x128:64x64:4:c2 none" \
+        "4096 4096 4096 NT e4m3 default none"
+      step bx36_gpu_tests 30 timeout 200 env TILEJIT_EXP_BOX_ROWS=32 ctest --test-dir "$root/build" -L gpu -R "GemmGpuWgmma|Fp8GemmGpu" -j 16
+      bench_ab bx36 "graph stream" "new box64 box32 new" 60 --dtype bf16 --layout NT,NN,TN,TT \
+        --shapes 1000x1000x1000,1024x1024x1024,2040x2040x2040,4088x4088x4088 --runs 3 --group-ms 20 --rounds 2
+      bench_ab bx36big "graph" "new box64 new box64" 60 --dtype bf16 --layout NT,NN \
+        --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192 --runs 3 --group-ms 20 --rounds 2
+      bench_ab bx36cfg "graph stream" "box64 new" 90 --dtype bf16 --layout NT,NN --shapes 1000x1000x1000 \
+        --config default,wgmma:128x64x64:64x64:8,wgmma:128x64x64:64x64:8:c2,wgmma:128x64x128:64x64:4:c2,wgmma:128x128x64:64x128:4:c2 \
+        --runs 3 --group-ms 20 --rounds 2
+      bench_rows bx36 12000
+      gather_logs bx36 i36_box.txt
+      ;;
+    i36-go)
+      # The thirty-fifth session's prepared first call (build with docs/experiments/tma_box_rows.diff,
+      # which carries tma_element_size.diff's switches too): i36-box (about 200 s), i35-l2rule (about
+      # 100 s); on an H200 a second call runs i36-second.
+      "$0" i36-box
+      "$0" i35-l2rule
+      ;;
+    i36-second)
+      # The issues' headline grids and f16 on the H200 (about 310 s), not run on one since the thirty-first session.
+      "$0" i29-headline
+      "$0" i31-f16
       ;;
     i35-second)
       # The thirty-fourth session's second call: i35-l2rule (about 100 s; under 600 s of device time
