@@ -16,7 +16,7 @@
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
 #                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last i34-final i34-c2
-#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second i36-box i36-go i36-second)
+#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second i36-box i36-pack i36-go i36-second)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -78,6 +78,13 @@ variant_cli() {
     tma_e*) run=(env TILEJIT_EXP_TMA_ELEM="${1#tma_e}" TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit") ;;
     # docs/experiments/tma_box_rows.diff built: K-major operands in TMA boxes of at most N rows (boxN).
     box*) run=(env TILEJIT_EXP_BOX_ROWS="${1#box}" "$bin/tilejit") ;;
+    # docs/experiments/in_kernel_pack.diff built: operands packed by the GEMM kernel itself, pk<operands>
+    # or pk<operands>_<K chunk> (pkab, pkb, pkab_256).
+    # A trailing c (pkabc): launched cooperatively (TILEJIT_EXP_PACK_COOP=1).
+    pk*) local pk="${1#pk}" coop=0
+      [ "${pk%c}" != "$pk" ] && coop=1 && pk="${pk%c}"
+      run=(env TILEJIT_EXP_PACK_IN_KERNEL="${pk%%_*}" TILEJIT_EXP_PACK_CHUNK="$([ "${pk#*_}" != "$pk" ] && echo "${pk#*_}")" \
+        TILEJIT_EXP_PACK_COOP=$coop "$bin/tilejit") ;;
     *) run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/$1" "$bin/tilejit") ;;
   esac
 }
@@ -2270,10 +2277,32 @@ for what in "$@"; do
       bench_rows bx36 12000
       gather_logs bx36 i36_box.txt
       ;;
+    i36-pack)
+      # Issue 12, 1000^3 (about 300 s; needs docs/experiments/in_kernel_pack.diff built): operands whose
+      # lines start off 32-byte boundaries copied by the GEMM kernel itself into 128-byte aligned lines
+      # of the workspace (every block copies a share, counts it done, and TMA reads the copy once the
+      # count is complete): a separate copy kernel cost more than it saved (fifteenth session).
+      # Correctness first (float64 checks, then the wgmma and graph GPU tests with A and B packed:
+      # their odd shapes get packed wherever lines are off 32 bytes), then graph and stream against main.
+      check_specs --variant pkab pk36_checks "1000 1000 1000 NT bf16 default none" "1000 1000 1000 NN bf16 default none" \
+        "1000 1000 1000 TN bf16 default none" "1000 1000 1000 TT bf16 default none" "1001 777 520 NT bf16 default none" \
+        "999 1000 1000 TN f16 default none" "1000 1000 1008 NT e4m3 default none" "3000 3000 3000 NT bf16 default none" \
+        "4000 4000 1000 NN bf16 default none" "1000 1000 1000 NT bf16 wgmma:128x128x64:64x128:4 none" \
+        "1000 1000 1000 NT bf16 default gelu(acc+bias[n])"
+      check_specs --variant pkab_256 pk36_checks256 "1000 1000 1000 NT bf16 default none" "1000 1000 1000 NN bf16 default none" \
+        "2040 2040 2040 TT bf16 default none"
+      check_specs --variant pkabc pk36_checks_coop "1000 1000 1000 NT bf16 default none" "1000 1000 1000 TN bf16 wgmma:128x128x64:64x128:4 none"
+      step pk36_gpu_tests 30 timeout 240 env TILEJIT_EXP_PACK_IN_KERNEL=ab ctest --test-dir "$root/build" -L gpu -R "GemmGpuWgmma|GemmGraphGpu" -j 16
+      bench_ab pk36 "graph stream" "new pkb pkab pkab_256 pkabc new" 60 --dtype bf16 --layout NT,NN,TN,TT \
+        --shapes 1000x1000x1000,2040x2040x2040,3000x3000x3000 --runs 3 --group-ms 20 --rounds 2
+      bench_rows pk36 12000
+      gather_logs pk36 i36_pack.txt
+      ;;
     i36-go)
-      # The thirty-fifth session's prepared first call (build with docs/experiments/tma_box_rows.diff,
-      # which carries tma_element_size.diff's switches too): i36-box (about 200 s), i35-l2rule (about
-      # 100 s); on an H200 a second call runs i36-second.
+      # The thirty-fifth session's prepared first call (build with docs/experiments/in_kernel_pack.diff,
+      # which carries tma_box_rows.diff's and tma_element_size.diff's switches too): i36-box (about
+      # 200 s), i35-l2rule (about 100 s); then a call of i36-pack (about 300 s) and, on an H200, one of
+      # i36-second.
       "$0" i36-box
       "$0" i35-l2rule
       ;;
