@@ -16,7 +16,7 @@
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
 #                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last i34-final i34-c2
-#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second i36-box i36-pack i36-go i36-second)
+#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second i36-box i36-cfg i36-pack i36-go i36-second)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -2271,11 +2271,18 @@ for what in "$@"; do
         --shapes 1000x1000x1000,1024x1024x1024,2040x2040x2040,4088x4088x4088 --runs 3 --group-ms 20 --rounds 2
       bench_ab bx36big "graph" "new box64 new box64" 60 --dtype bf16 --layout NT,NN \
         --shapes 4096x4096x4096,8192x8192x8192,128x8192x8192 --runs 3 --group-ms 20 --rounds 2
-      bench_ab bx36cfg "graph stream" "box64 new" 90 --dtype bf16 --layout NT,NN --shapes 1000x1000x1000 \
-        --config default,wgmma:128x64x64:64x64:8,wgmma:128x64x64:64x64:8:c2,wgmma:128x64x128:64x64:4:c2,wgmma:128x128x64:64x128:4:c2 \
-        --runs 3 --group-ms 20 --rounds 2
+      "$0" i36-cfg
       bench_rows bx36 12000
       gather_logs bx36 i36_box.txt
+      ;;
+    i36-cfg)
+      # 128-row tiles with 64-row boxes at 1000^3 (about 40 s; in i36-box's first run its NN layout
+      # refused the c2 configurations, whose row-major B would split in 64-column halves). NT and TT: B column-major.
+      bench_ab bx36cfg "graph stream" "box64 new" 90 --dtype bf16 --layout NT,TT --shapes 1000x1000x1000 \
+        --config default,wgmma:128x64x64:64x64:8,wgmma:128x64x64:64x64:8:c2,wgmma:128x64x128:64x64:4:c2,wgmma:128x128x64:64x128:4:c2 \
+        --runs 3 --group-ms 20 --rounds 2
+      bench_rows bx36cfg 6000
+      gather_logs bx36cfg i36_cfg.txt
       ;;
     i36-pack)
       # Issue 12, 1000^3 (about 300 s; needs docs/experiments/in_kernel_pack.diff built): operands whose
