@@ -2311,12 +2311,11 @@ for what in "$@"; do
       gather_logs pk36 i36_pack.txt
       ;;
     i36-go)
-      # The thirty-fifth session's prepared first call (build with docs/experiments/in_kernel_pack.diff,
-      # which carries tma_box_rows.diff's and tma_element_size.diff's switches too): i36-box (about
-      # 200 s), i35-l2rule (about 100 s); then a call of i36-pack (about 300 s) and, on an H200, one of
-      # i36-second.
-      "$0" i36-box
+      # What the thirty-fifth session left unrun (i36-box and i36-pack ran and were dropped): the landed
+      # L2 rule in four layouts, i35-l2rule (about 100 s; build with docs/experiments/tma_element_size.diff),
+      # then on an H200 the headline grids, i36-second (about 310-450 s; a second call if time is short).
       "$0" i35-l2rule
+      if nvidia-smi -L | grep -q H200; then "$0" i36-second; fi
       ;;
     i36-second)
       # The issues' headline grids and f16 on the H200 (about 310 s), not run on one since the thirty-first session.
