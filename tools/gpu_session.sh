@@ -2314,8 +2314,13 @@ for what in "$@"; do
       # What the thirty-fifth session left unrun (i36-box and i36-pack ran and were dropped): the landed
       # L2 rule in four layouts, i35-l2rule (about 100 s; build with docs/experiments/tma_element_size.diff),
       # then on an H200 the headline grids, i36-second (about 310-450 s; a second call if time is short).
-      "$0" i35-l2rule
+      # On an H200 the headline grids go first: they are what the issues name it for.
+      # Elsewhere, the GEMM GPU tests follow (about 150 s): they have not run since the rule landed.
       if nvidia-smi -L | grep -q H200; then "$0" i36-second; fi
+      "$0" i35-l2rule
+      if ! nvidia-smi -L | grep -q H200; then
+        step i36_tests 8 timeout 200 ctest --test-dir "$root/build" -R "GemmGpuWgmma|GemmGpuGraph|GemmGpuMisc" -j 16 --output-on-failure
+      fi
       ;;
     i36-second)
       # The issues' headline grids and f16 on the H200 (about 310 s), not run on one since the thirty-first session.
