@@ -16,7 +16,7 @@
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
 #                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last i34-final i34-c2
-#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second i36-box i36-cfg i36-pack i36-go i36-second)
+#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second i36-box i36-cfg i36-pack i36-go i36-second i37-short)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -2322,6 +2322,11 @@ for what in "$@"; do
         step i36_tests 8 timeout 200 ctest --test-dir "$root/build" -R "GemmGpuWgmma|GemmGpuGraph|GemmGpuMisc" -j 16 --output-on-failure
       fi
       ;;
+    i37-short)
+      # i36-go cut to about 250 s for a call with little device time left: on an H200 the headline
+      # grids under graph only; elsewhere the L2 rule in four layouts.
+      if nvidia-smi -L | grep -q H200; then HL_METHODS=graph "$0" i29-headline; else "$0" i35-l2rule; fi
+      ;;
     i36-second)
       # The issues' headline grids and f16 on the H200 (about 310 s), not run on one since the thirty-first session.
       "$0" i29-headline
@@ -2393,8 +2398,8 @@ for what in "$@"; do
       # The three issues' headline grids on the final code in one call (about 450 s): issue 12's large
       # and small bf16 grids under graph and stream; issue 14's two bodies beside cuBLASLt's fused
       # bias + GELU; issue 15's e4m3 shapes per-tensor and block-scaled. Each bench has cuBLAS / cuBLASLt
-      # in the same command.
-      for m in graph stream; do
+      # in the same command. HL_METHODS=graph runs half of it (about 225 s) when device time is short.
+      for m in ${HL_METHODS:-graph stream}; do
         large_grid "hl_bf16_large_$m" 150 bf16 $m
         step "hl_bf16_small_$m" 0 timeout 100 "$bin/tilejit" bench gemm --dtype bf16 --method $m --layout NN,NT,TN,TT \
           --shapes 1000x1000x1000,128x8192x8192,4095x4095x4095,1x4096x4096,16x8192x8192,32x8192x8192 --runs 3 --group-ms 30 --rounds 3
