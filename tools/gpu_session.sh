@@ -40,6 +40,9 @@ if [ "$embedded_key" != "$tree_key" ]; then
   exit 3
 fi
 
+# Whether the lent card is an H200 (the card the issues' targets name); steps pick what to run by it.
+on_h200() { nvidia-smi -L 2>/dev/null | grep -q H200; }
+
 step() {
   local name="$1" lines="$2"
   shift 2
@@ -2311,21 +2314,21 @@ for what in "$@"; do
       gather_logs pk36 i36_pack.txt
       ;;
     i36-go)
-      # What the thirty-fifth session left unrun (i36-box and i36-pack ran and were dropped): the landed
-      # L2 rule in four layouts, i35-l2rule (about 100 s; build with docs/experiments/tma_element_size.diff),
-      # then on an H200 the headline grids, i36-second (about 310-450 s; a second call if time is short).
-      # On an H200 the headline grids go first: they are what the issues name it for.
-      # Elsewhere, the GEMM GPU tests follow (about 150 s): they have not run since the rule landed.
-      if nvidia-smi -L | grep -q H200; then "$0" i36-second; fi
-      "$0" i35-l2rule
-      if ! nvidia-smi -L | grep -q H200; then
+      # What the thirty-fifth session left unrun (build with docs/experiments/tma_element_size.diff):
+      # on an H200 the headline grids first, i36-second (about 310-450 s: what the issues name the card
+      # for), then the landed L2 rule in four layouts, i35-l2rule (about 100 s); on another card the rule,
+      # then the GEMM GPU tests (about 150 s), which have not run since the rule landed.
+      if on_h200; then
+        "$0" i36-second i35-l2rule
+      else
+        "$0" i35-l2rule
         step i36_tests 8 timeout 200 ctest --test-dir "$root/build" -R "GemmGpuWgmma|GemmGpuGraph|GemmGpuMisc" -j 16 --output-on-failure
       fi
       ;;
     i37-short)
       # i36-go cut to about 250 s for a call with little device time left: on an H200 the headline
       # grids under graph only; elsewhere the L2 rule in four layouts.
-      if nvidia-smi -L | grep -q H200; then HL_METHODS=graph "$0" i29-headline; else "$0" i35-l2rule; fi
+      if on_h200; then HL_METHODS=graph "$0" i29-headline; else "$0" i35-l2rule; fi
       ;;
     i36-second)
       # The issues' headline grids and f16 on the H200 (about 310 s), not run on one since the thirty-first session.
@@ -2342,7 +2345,7 @@ for what in "$@"; do
       # headline grids and the f16 large grid (about 310 s), which the issues name the H200 for and
       # which have run only on H100s since the thirty-first session; elsewhere i34-c2 (about 100 s).
       "$0" i35-tma
-      if nvidia-smi -L | grep -q H200; then "$0" i29-headline; "$0" i31-f16; else "$0" i34-c2; fi
+      if on_h200; then "$0" i29-headline i31-f16; else "$0" i34-c2; fi
       ;;
     i34-first)
       # The thirty-third session's first call (about 330 s): the GPU test of bench gemm --rotate (new,
