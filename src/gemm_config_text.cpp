@@ -24,7 +24,7 @@ constexpr GemmConfig kPuzzle33Tiled{GemmKind::simt, 32, 32, 32, 1, 32, 1};
 
 [[noreturn]] void bad_config(std::string_view text, std::string_view why) {
   throw InvalidArgument(fmt::format("GEMM config '{}': {}; expected KIND:BMxBNxBK:WMxWN:STAGES[:kS][:tS][:pp][:cC][:sw][:kh][:tf32] "
-                                    "(e.g. mma:128x64x32:32x32:1) with KIND simt, mma or wgmma, or a preset (puzzle33, puzzle33-tiled)",
+                                    "(e.g. mma:128x64x32:32x32:1) with KIND simt, mma, wgmma or gemv, or a preset (puzzle33, puzzle33-tiled)",
                                     text, why));
 }
 
@@ -49,7 +49,7 @@ bool digit(char ch) { return ch >= '0' && ch <= '9'; }
 }  // namespace
 
 std::string GemmConfig::to_string() const {
-  const char* name = kind == GemmKind::simt ? "simt" : kind == GemmKind::mma ? "mma" : "wgmma";
+  const char* name = kind == GemmKind::simt ? "simt" : kind == GemmKind::mma ? "mma" : kind == GemmKind::gemv ? "gemv" : "wgmma";
   std::string out = fmt::format("{}:{}x{}x{}:{}x{}:{}", name, bm, bn, bk, wm, wn, stages);
   if (split_k != 1) out += fmt::format(":k{}", split_k);
   if (tail_split != 1) out += fmt::format(":t{}", tail_split);
@@ -79,6 +79,7 @@ GemmConfig GemmConfig::parse(std::string_view text) {
   if (parts[0] == "simt") c.kind = GemmKind::simt;
   else if (parts[0] == "mma") c.kind = GemmKind::mma;
   else if (parts[0] == "wgmma") c.kind = GemmKind::wgmma;
+  else if (parts[0] == "gemv") c.kind = GemmKind::gemv;
   else bad_config(text, fmt::format("unknown kind '{}'", parts[0]));
   auto tile = numbers(text, parts[1], 'x', 3);
   auto warp = numbers(text, parts[2], 'x', 2);

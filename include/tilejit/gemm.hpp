@@ -10,7 +10,7 @@
 // A is M x K, B is K x N, C and D are M x N; each is row- or column-major with a leading dimension
 // (0: the tight one) and, for batches, a stride between matrices (elements; 0 repeats one matrix).
 // C may be the same memory as D. Inputs are f32, f16 or bf16 (A and B the same), or the 8-bit floats
-// e4m3 and e5m2 (any pair, Hopper's wgmma only: sm_90a); accumulation is f32, C and D are f32, f16 or
+// e4m3 and e5m2 (any pair, Hopper only: sm_90a); accumulation is f32, C and D are f32, f16 or
 // bf16 (D also e4m3 or e5m2 with 8-bit inputs, scaled by scale_d). f32 inputs use exact fp32 arithmetic (MathMode::exact, SIMT kernels) or tensor cores with
 // tf32 inputs (MathMode::tf32). 8-bit inputs take optional per-tensor scales (scale_a, scale_b:
 // one f32 each in device memory): D = act(alpha * scale_a * scale_b * A B + beta * C + bias).

@@ -8,7 +8,7 @@
 
 namespace tilejit {
 
-enum class GemmKind : std::uint8_t { simt, mma, wgmma };
+enum class GemmKind : std::uint8_t { simt, mma, wgmma, gemv };
 
 // KIND:BMxBNxBK:WMxWN:STAGES, e.g. "mma:128x64x32:32x32:1". simt: CUDA-core FMA (any dtype, exact
 // f32); mma: tensor cores through mma.sync (m16n8k16 for f16/bf16, m16n8k8 for tf32), ldmatrix and
@@ -16,7 +16,12 @@ enum class GemmKind : std::uint8_t { simt, mma, wgmma };
 // WMxWN one warp's tile. wgmma (sm_90a): TMA copies into STAGES stages and warpgroup MMAs; WMxWN is
 // one consumer warpgroup's tile (WM 64 or 128, WN = BN), so BM / WM consumer warpgroups plus one
 // producer warpgroup run per block, on a persistent grid; BK * element size = 128 bytes (64 for
-// f16/bf16, 32 for tf32). Presets: "puzzle33" (the seed's tensor-core kernel, f32 in tf32: it sets
+// f16/bf16, 32 for tf32). gemv: decode-like M (BM = WM rows of D per block, 1 to 8), CUDA cores in
+// f32 streaming B with 16-byte loads (any input dtype, 8-bit included): a block of 8 warps covers BM x
+// BN outputs, WN columns per warp, the warps BN / WN along N times the rest along K; BK is K per warp
+// step (B column-major: 32 lanes of runs of BK / 32 elements, at most 16 bytes; B row-major: the rows
+// a warp takes at once, 32 / (WN / run) with runs of 16 bytes or WN columns); STAGES steps of loads
+// are issued before their multiplications. Presets: "puzzle33" (the seed's tensor-core kernel, f32 in tf32: it sets
 // the tf32 part) and "puzzle33-tiled" (the seed's 32x32 tiled SIMT kernel, one output per thread).
 struct GemmConfig {
   GemmKind kind = GemmKind::mma;
@@ -57,6 +62,7 @@ struct GemmConfig {
   static GemmConfig parse(std::string_view text);
   int threads() const noexcept {
     if (kind == GemmKind::wgmma) return (pingpong || k_halves ? 3 : bm / wm + 1) * 128;
+    if (kind == GemmKind::gemv) return 256;
     return (bm / wm) * (bn / wn) * 32;
   }
   friend bool operator==(const GemmConfig&, const GemmConfig&) = default;

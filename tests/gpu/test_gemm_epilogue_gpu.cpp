@@ -1,5 +1,5 @@
 // GEMM epilogues as bodies on the GPU: per-column and per-row vectors, an M x N input and a second
-// output, in every kind (simt, mma, wgmma with D through TMA, swapped decode shapes, a staged D,
+// output, in every kind (simt, mma, gemv, wgmma with D through TMA, swapped decode shapes, a staged D,
 // column-major D), every A/B layout, odd sizes and a batch, against a float64 host reference that
 // evaluates the same body (tooling::GemmEpilogueReference). Outputs are poisoned (NaN) with guard bytes
 // after them, so an unwritten or overwritten element shows.
@@ -186,6 +186,7 @@ TEST_F(GemmEpilogueGpu, EveryKindAndLayout) {
     cases.push_back({std::string("wgmma_odd_") + l, 257, 263, 136, 1, l});
     cases.push_back({std::string("mma_") + l, 200, 136, 96, 1, l, Layout::row_major, "mma:128x128x32:64x32:3"});
     cases.push_back({std::string("simt_") + l, 130, 70, 40, 1, l, Layout::row_major, "simt:64x64x8:32x16:2"});
+    cases.push_back({std::string("gemv_") + l, 5, 300, 1000, 1, l, Layout::row_major, l[1] == 'T' ? "gemv:8x16x256:8x2:2" : "gemv:8x64x16:8x16:2"});
     cases.push_back({std::string("wgmma_col_d_") + l, 384, 256, 128, 1, l, Layout::col_major});  // swapped: D^T through TMA
     // Ping-pong, the heuristic's pick for large bodies that read an M x N input (edges and a short last tile).
     cases.push_back({std::string("wgmma_pp_") + l, 520, 392, 264, 1, l, Layout::row_major, "wgmma:128x128x64:128x128:5:pp"});

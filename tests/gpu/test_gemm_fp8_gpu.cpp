@@ -4,6 +4,7 @@
 // ping-pong, clusters, K halves, swapped decode shapes), per-tensor scales that change between
 // launches and graph replays, batches, the fixed epilogue and bodies, a column-major D.
 #include "gemm_case.hpp"
+#include "gemm_shape.hpp"
 #include "test_support.hpp"
 
 #include <tilejit/tilejit.hpp>
@@ -19,20 +20,8 @@ namespace {
 
 std::uint64_t fresh_seed() { return std::random_device{}(); }
 
-GemmProblem shape(DType a, DType b, const std::string& layout, std::int64_t M, std::int64_t N, std::int64_t K, DType d = DType::bf16) {
-  GemmProblem p;
-  p.m = M, p.n = N, p.k = K;
-  p.a = {0, a, layout[0] == 'N' ? Layout::row_major : Layout::col_major};
-  p.b = {0, b, layout[1] == 'N' ? Layout::row_major : Layout::col_major};
-  p.d = {0, d, layout.size() > 2 && layout.substr(2) == ":c" ? Layout::col_major : Layout::row_major};
-  return p;
-}
-
-std::string describe(const GemmProblem& p, const GemmPlan& plan) {
-  return fmt::format("{}x{}x{} batch {} {} x {} -> {} {}{}{} config {}", p.m, p.n, p.k, p.batch, dtype_name(p.a.dtype), dtype_name(p.b.dtype),
-                     dtype_name(p.d.dtype), p.a.layout == Layout::row_major ? 'N' : 'T', p.b.layout == Layout::row_major ? 'N' : 'T',
-                     p.d.layout == Layout::row_major ? "" : ":c", plan.config().to_string());
-}
+using test::describe;
+using test::shape;
 
 void expect_correct(Runtime& rt, const GemmProblem& p, const GemmConfig* cfg = nullptr, bool bias = false) {
   cli::GemmCase gc(rt, p, bias, fresh_seed());

@@ -77,6 +77,42 @@ INSTANTIATE_TEST_SUITE_P(Archs, GemmCompile, ::testing::Values("sm_80", "sm_90a"
 // Every wgmma instantiation the kind can make (each input type x each generated N x one and two m64
 // blocks per warpgroup x an epilogue) compiles for sm_90a: inline PTX that NVRTC mishandles has
 // crashed the whole process before (issue 5), and this is where such a crash shows.
+// Kind gemv: every input dtype (8-bit on sm_90a only), both B layouts (their two loops), A in both
+// layouts, 1 to 8 rows, runs loaded whole and element by element, the fixed epilogue and an 8-bit D.
+TEST_P(GemmCompile, GemvEveryDtypeAndLayout) {
+  RuntimeOptions o;
+  o.arch = GetParam();
+  Runtime rt(o);
+  struct Input {
+    DType dtype;
+    const char* k_major;  // B column-major
+    const char* n_major;  // B row-major
+  };
+  const bool hopper = GetParam() == std::string("sm_90a");
+  std::vector<Input> inputs = {{DType::f32, "gemv:1x8x128:1x1:4", "gemv:2x32x8:2x16:4"},
+                               {DType::f16, "gemv:4x16x256:4x2:4", "gemv:1x32x8:1x32:4"},
+                               {DType::bf16, "gemv:1x8x256:1x1:4", "gemv:8x64x16:8x16:2"}};
+  if (hopper) inputs.push_back({DType::e4m3, "gemv:1x8x512:1x1:4", "gemv:4x32x32:4x16:4"});
+  for (const Input& in : inputs)
+    for (const char* layout : {"NT", "TT", "NN", "TN"}) {
+      GemmConfig cfg = GemmConfig::parse(layout[1] == 'T' ? in.k_major : in.n_major);
+      for (std::int64_t k : {512, 515}) {  // 515: runs loaded element by element
+        GemmProblem p = stand_in(in.dtype, MathMode::exact, layout, k == 512, k == 512 ? Activation::gelu : Activation::none);
+        p.m = cfg.bm == 1 ? 1 : 5, p.k = k;
+        if (in.dtype == DType::e4m3 && k == 515) p.d.dtype = DType::e4m3;
+        const auto info = rt.compile_gemm(p, &cfg);
+        EXPECT_GT(info.cubin_bytes, 0u) << cfg.to_string() << " " << layout;
+        EXPECT_NE(info.program_name.find("gemm_gemv_"), std::string::npos) << info.program_name;
+        EXPECT_EQ(info.program_name.find("tf32"), std::string::npos) << info.program_name;  // f32 stays exact
+      }
+    }
+  if (!hopper) {
+    GemmProblem e = stand_in(DType::e4m3, MathMode::exact, "NT", false, Activation::none);
+    GemmConfig cfg = GemmConfig::parse("gemv:1x8x512:1x1:4");
+    EXPECT_THROW(rt.compile_gemm(e, &cfg), InvalidArgument);
+  }
+}
+
 TEST(GemmCompileWgmma, EveryInstantiation) {
   RuntimeOptions o;
   o.arch = "sm_90a";

@@ -139,7 +139,18 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"wgmma:256x256x64:128x256:4", DType::bf16, MathMode::exact, "sm_90a", "accumulator registers"},
         BadConfig{"wgmma:128x256x64:64x256:1", DType::bf16, MathMode::exact, "sm_90a", "at least 2 stages"},
         BadConfig{"wgmma:128x256x32:64x256:4", DType::f32, MathMode::exact, "sm_90a", "--math tf32"},
-        BadConfig{"mma:128x128x32:64x64:3", DType::f32, MathMode::exact, "sm_90a", "tf32 part"}),
+        BadConfig{"mma:128x128x32:64x64:3", DType::f32, MathMode::exact, "sm_90a", "tf32 part"},
+        // kind gemv (problem(): A and B row-major, so B is N-major)
+        BadConfig{"gemv:4x32x8:2x32:4", DType::bf16, MathMode::exact, "sm_90a", "BM = WM rows of D per block, 1 to 8, not 4x2"},
+        BadConfig{"gemv:16x32x8:16x32:4", DType::bf16, MathMode::exact, "sm_90a", "1 to 8, not 16x16"},
+        BadConfig{"gemv:1x96x8:1x32:4", DType::bf16, MathMode::exact, "sm_90a", "BN / WN = 3 warps along N must divide them"},
+        BadConfig{"gemv:1x32x16:1x32:4", DType::bf16, MathMode::exact, "sm_90a", "takes BK = 8 rows a step, not 16"},
+        BadConfig{"gemv:1x48x8:1x48:4", DType::bf16, MathMode::exact, "sm_90a", "WN=48 must be a power of two of runs of 8"},
+        BadConfig{"gemv:8x16x32:8x16:4", DType::e4m3, MathMode::exact, "sm_90a", "more than 64 sums per lane"},
+        BadConfig{"gemv:8x256x1:8x256:4", DType::bf16, MathMode::exact, "sm_90a", "exceed 48 KB of shared memory"},
+        BadConfig{"gemv:1x32x8:1x32:9", DType::bf16, MathMode::exact, "sm_90a", "stages=9"},
+        BadConfig{"gemv:1x32x8:1x32:4:k2", DType::bf16, MathMode::exact, "sm_90a", "split-K (kS) exists for kind wgmma only"},
+        BadConfig{"gemv:1x32x8:1x32:4:sw", DType::bf16, MathMode::exact, "sm_90a", "swapped operands (sw) exist for kind wgmma only"}),
     [](const auto& param_info) { return "config" + std::to_string(param_info.index); });
 
 TEST(GemmConfig, WgmmaParsesAndSaysWhichOperandsNeedPacking) {
@@ -324,7 +335,7 @@ TEST(GemmProblem, ValidationNamesTheArgument) {
 }
 
 // 8-bit inputs: any pair of e4m3 and e5m2, a 16- or 32-bit D, per-tensor scales for them only, and
-// Hopper's wgmma only (another target or kind is refused by name).
+// Hopper only, kinds wgmma and gemv (another target or kind is refused by name).
 TEST(GemmProblem, EightBitInputs) {
   auto fp8 = [](DType a, DType b) {
     GemmProblem p = problem(a);
@@ -366,7 +377,7 @@ TEST(GemmProblem, EightBitInputs) {
       EXPECT_NE(std::string(e.what()).find("sm_90a"), std::string::npos) << e.what();
     }
   }
-  EXPECT_NE(broken_rule("mma:128x128x32:64x64:3", p).find("8-bit float inputs (e4m3 x e5m2) run on kind wgmma only"), std::string::npos)
+  EXPECT_NE(broken_rule("mma:128x128x32:64x64:3", p).find("8-bit float inputs (e4m3 x e5m2) run on kinds wgmma and gemv only"), std::string::npos)
       << broken_rule("mma:128x128x32:64x64:3", p);
   EXPECT_NE(broken_rule("wgmma:128x256x64:64x256:4", p).find("BK must be 128, 256 or 512 for e4m3"), std::string::npos)
       << broken_rule("wgmma:128x256x64:64x256:4", p);
@@ -1039,6 +1050,47 @@ TEST(GemmConfig, TailSplit) {
   EXPECT_THROW(GemmConfig::parse("wgmma:128x256x64:64x256:4:t2:t3"), InvalidArgument);
   // Measured slower on the H200: the heuristic never picks it.
   EXPECT_EQ(choose_gemm_config(p, "sm_90a", 132).tail_split, 1);
+}
+
+TEST(GemmConfig, Gemv) {
+  const GemmConfig c = GemmConfig::parse("gemv:1x8x256:1x1:4");
+  EXPECT_EQ(c.kind, GemmKind::gemv);
+  EXPECT_EQ(c.threads(), 256);
+  EXPECT_EQ(c.to_string(), "gemv:1x8x256:1x1:4");
+  EXPECT_EQ(ops::gemm_shared_bytes(c, problem(DType::bf16)), 0);  // static shared memory only
+  // B column-major (K-major): BK is 32 lanes of runs of at most 16 bytes.
+  GemmProblem p = problem(DType::bf16, MathMode::exact, 1, 4096, 4096);
+  p.b.layout = Layout::col_major;
+  EXPECT_EQ(broken_rule("gemv:1x8x256:1x1:4", p), "");
+  EXPECT_EQ(broken_rule("gemv:4x16x128:4x2:4", p), "");
+  EXPECT_NE(broken_rule("gemv:1x8x512:1x1:4", p).find("BK=512 must be 32 lanes times a power-of-two run of at most 16 bytes (256 for bf16)"),
+            std::string::npos);
+  EXPECT_NE(broken_rule("gemv:1x8x96:1x1:4", p).find("power-of-two run"), std::string::npos);
+  EXPECT_NE(broken_rule("gemv:1x64x256:1x8:4", p).find("more than 128 values per lane"), std::string::npos);
+  EXPECT_NE(broken_rule("gemv:8x128x256:8x16:1", p).find("more than 64 sums per lane"), std::string::npos);
+  // 8-bit inputs: per-tensor scales only, on Hopper's target; runs of 16 one-byte elements.
+  GemmProblem e = p;
+  e.a.dtype = e.b.dtype = DType::e4m3;
+  e.d.dtype = DType::bf16;
+  EXPECT_EQ(broken_rule("gemv:1x8x512:1x1:4", e), "");
+  e.scale_mode = ScaleMode::blocks;
+  EXPECT_NE(broken_rule("gemv:1x8x512:1x1:4", e).find("per-tensor scales only"), std::string::npos);
+  // Loads: a run as one access where the operand aligns every run, else element by element.
+  const GemmConfig k_major = GemmConfig::parse("gemv:1x8x256:1x1:4"), n_major = GemmConfig::parse("gemv:1x32x8:1x32:4");
+  EXPECT_EQ(ops::gemv_run_b(k_major, p), 8);
+  EXPECT_EQ(ops::gemm_variant(k_major, ops::normalized(p)).b_vec, 8);
+  EXPECT_EQ(ops::gemm_variant(k_major, ops::normalized(p)).a_vec, 8);
+  GemmProblem odd = p;
+  odd.k = 4095;  // B's columns 8190 bytes apart
+  EXPECT_EQ(ops::gemm_variant(k_major, ops::normalized(odd)).b_vec, 1);
+  GemmProblem rows = problem(DType::bf16, MathMode::exact, 3, 4096, 4096);  // B row-major
+  EXPECT_EQ(ops::gemv_run_b(n_major, rows), 8);
+  EXPECT_EQ(ops::gemm_variant(n_major, ops::normalized(rows)).b_vec, 8);
+  EXPECT_EQ(ops::gemm_variant(n_major, ops::normalized(rows)).a_vec, 1);  // A is read an element a row at a time
+  rows.b.ptr += 2;
+  EXPECT_EQ(ops::gemm_variant(n_major, ops::normalized(rows)).b_vec, 1);
+  EXPECT_EQ(ops::gemv_run_b(GemmConfig::parse("gemv:1x4x32:1x4:4"), rows), 4);  // WN narrower than 16 bytes
+  EXPECT_EQ(broken_rule("gemv:1x4x32:1x4:4", rows), "");
 }
 
 TEST(GemmVariant, CopiesFollowAlignment) {

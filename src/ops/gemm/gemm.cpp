@@ -246,7 +246,11 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
   const bool simt = c.kind == GemmKind::simt;
   int lm = 0, ln = 0;
   if (simt) simt_lanes(c, lm, ln);
-  const std::string kernel = simt ? "gemm_simt" : c.kind == GemmKind::mma ? "gemm_mma" : "gemm_wgmma";
+  const std::string kernel = simt                         ? "gemm_simt"
+                             : c.kind == GemmKind::mma   ? "gemm_mma"
+                             : c.kind == GemmKind::gemv  ? "gemm_gemv"
+                                                         : "gemm_wgmma";
+  const bool tensor_cores = c.kind == GemmKind::mma || c.kind == GemmKind::wgmma;  // f32 inputs as tf32
   // The epilogue describes the user's problem (its m x n operands, its rows and columns); a swapped
   // kernel computes D^T and maps its coordinates back (see epilogue.cpp).
   const GemmProblem& user = user_problem ? *user_problem : p;
@@ -290,7 +294,7 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
   const char la = p.a.layout == Layout::row_major ? 'N' : 'T', lb = p.b.layout == Layout::row_major ? 'N' : 'T';
   KernelSource ks;
   ks.name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}", kernel, dtype_name(p.a.dtype),
-                        p.a.dtype == DType::f32 && !simt ? "tf32"
+                        p.a.dtype == DType::f32 && tensor_cores ? "tf32"
                         : p.b.dtype != p.a.dtype         ? fmt::format("x{}", dtype_name(p.b.dtype))
                                                          : std::string(),
                         la, lb, c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, v.a_vec, v.b_vec,
@@ -458,7 +462,9 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<jit:
     s->problem.math = MathMode::tf32;
     util::log().debug("GEMM {}x{}x{}: f32 inputs as tf32, as config {} says", p.m, p.n, p.k, s->config.to_string());
   }
-  s->target = s->config.kind == GemmKind::wgmma ? arch_specific : rt->arch(false);
+  // 8-bit inputs run on Hopper only (kinds wgmma and gemv), and compile for its arch-specific target.
+  const bool hopper_only = s->config.kind == GemmKind::wgmma || ops::is_8bit_float(p.a.dtype) || ops::is_8bit_float(p.b.dtype);
+  s->target = hopper_only ? arch_specific : rt->arch(false);
   if (s->config.swap_ab && s->config.kind != GemmKind::wgmma)
     throw InvalidArgument(fmt::format("GEMM config {} is invalid: swapped operands (sw) exist for kind wgmma only", s->config.to_string()));
   s->kernel_problem = s->kernel_view(s->problem);

@@ -21,10 +21,10 @@ namespace {
   throw InvalidArgument(fmt::format("GEMM config {} is invalid: {}", c.to_string(), rule));
 }
 
-// 8-bit float inputs run on Hopper's wgmma only; any other target is refused by name.
+// 8-bit float inputs run on Hopper only (kinds wgmma and gemv, target sm_90a); any other target is refused by name.
 void require_8bit_target(const GemmProblem& p, const std::string& arch) {
   if ((ops::is_8bit_float(p.a.dtype) || ops::is_8bit_float(p.b.dtype)) && arch != "sm_90a")
-    throw InvalidArgument(fmt::format("GEMM: 8-bit float inputs ({} x {}) run on Hopper's wgmma only (target sm_90a); the target is {}, "
+    throw InvalidArgument(fmt::format("GEMM: 8-bit float inputs ({} x {}) run on Hopper only (kinds wgmma and gemv, target sm_90a); the target is {}, "
                                       "which tilejit has no 8-bit GEMM for",
                                       dtype_name(p.a.dtype), dtype_name(p.b.dtype), arch));
 }
@@ -169,6 +169,11 @@ int wgmma_tile_vectors(const GemmConfig& c, const GemmProblem& p) {
   return vectors;
 }
 
+int gemv_run_b(const GemmConfig& c, const GemmProblem& p) {
+  if (p.b.layout == Layout::col_major) return c.bk / 32;
+  return std::min(c.wn, 16 / static_cast<int>(dtype_size(p.b.dtype)));
+}
+
 int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   const int es = static_cast<int>(dtype_size(p.a.dtype));
   // wgmma: the stages, their full/empty barriers, two 128-byte-wide staging buffers of WM rows per
@@ -176,6 +181,7 @@ int gemm_shared_bytes(const GemmConfig& c, const GemmProblem& p) {
   // and the tile's staged vectors, if any.
   if (c.kind == GemmKind::wgmma) return wgmma_base_shared_bytes(c, p) + wgmma_tile_vector_bytes(c, wgmma_tile_vectors(c, p));
   if (c.kind == GemmKind::simt) return (c.stages >= 2 ? 2 : 1) * c.bk * (c.bm + 4 + c.bn + 4) * 4;
+  if (c.kind == GemmKind::gemv) return 0;  // its partial sums are static shared memory (see validate_gemv_config)
   const bool tf32 = p.a.dtype == DType::f32;
   const bool a_k = p.a.layout == Layout::row_major, b_k = p.b.layout == Layout::col_major;
   auto tile = [&](int outer, int inner, bool scalar) { return outer * (inner * es + (scalar ? 32 : 16)); };
@@ -195,6 +201,15 @@ GemmVariant gemm_variant(const GemmConfig& c, const GemmProblem& p) {
     }
     return es;
   };
+  if (c.kind == GemmKind::gemv) {
+    // A lane's run along the contiguous dimension loads as one access where the operand's pointer,
+    // leading dimension and batch stride align every run; else element by element.
+    const int run_b = gemv_run_b(c, p), es_b = static_cast<int>(dtype_size(p.b.dtype));
+    v.b_vec = run_b > 1 && widest(p.b, run_b * es_b) >= run_b * es_b ? run_b : 1;
+    const int run_a = p.b.layout == Layout::col_major && p.a.layout == Layout::row_major ? c.bk / 32 : 1;
+    v.a_vec = run_a > 1 && widest(p.a, run_a * es) >= run_a * es ? run_a : 1;
+    return v;
+  }
   if (c.kind == GemmKind::mma) {
     v.a_vec = widest(p.a, 16);
     v.b_vec = widest(p.b, 16);
@@ -217,6 +232,38 @@ GemmVariant gemm_variant(const GemmConfig& c, const GemmProblem& p) {
 }  // namespace ops
 
 namespace {
+
+// Mirrors the static_asserts of gemm_gemv.cuh.
+void validate_gemv_config(const GemmConfig& c, const GemmProblem& p) {
+  if (p.scale_mode == ScaleMode::blocks) broken(c, "kind gemv takes per-tensor scales only; block scales (ScaleMode::blocks) run on kind wgmma");
+  if (c.wm != c.bm || c.bm > 8) broken(c, fmt::format("kind gemv computes BM = WM rows of D per block, 1 to 8, not {}x{}", c.bm, c.wm));
+  const int warps_n = c.bn / c.wn;
+  if (8 % warps_n != 0)
+    broken(c, fmt::format("kind gemv has 8 warps per block; BN / WN = {} warps along N must divide them", warps_n));
+  const int es_b = static_cast<int>(dtype_size(p.b.dtype)), run = ops::gemv_run_b(c, p);
+  auto power_of_two = [](int v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (p.b.layout == Layout::col_major) {
+    if (c.bk % 32 != 0 || !power_of_two(run) || run * es_b > 16)
+      broken(c, fmt::format("kind gemv with a column-major (K-major) B: BK={} must be 32 lanes times a power-of-two run of at most 16 "
+                            "bytes ({} for {})",
+                            c.bk, 32 * 16 / es_b, dtype_name(p.b.dtype)));
+    if (c.bm * c.wn > 64) broken(c, fmt::format("kind gemv: {} rows times WN={} columns make more than 64 sums per lane", c.bm, c.wn));
+    if (c.stages * c.wn * run > 128)
+      broken(c, fmt::format("kind gemv: {} steps of {} columns of {}-element runs hold more than 128 values per lane", c.stages, c.wn, run));
+  } else {
+    const int lanes_n = c.wn / run;
+    if (!power_of_two(run) || c.wn % run != 0 || 32 % lanes_n != 0)
+      broken(c, fmt::format("kind gemv with a row-major (N-major) B: WN={} must be a power of two of runs of {} (16 bytes) columns, at most {}",
+                            c.wn, 16 / es_b, 32 * 16 / es_b));
+    if (c.bk != 32 / lanes_n)
+      broken(c, fmt::format("kind gemv with a row-major (N-major) B: a warp of WN={} columns takes BK = {} rows a step, not {}", c.wn,
+                            32 / lanes_n, c.bk));
+    if (c.bm * run > 64) broken(c, fmt::format("kind gemv: {} rows times runs of {} columns make more than 64 sums per lane", c.bm, run));
+  }
+  if ((8 / warps_n) * c.bm * c.bn > 12288)
+    broken(c, fmt::format("kind gemv: the partial sums of {} warps along K over {}x{} outputs exceed 48 KB of shared memory", 8 / warps_n,
+                          c.bm, c.bn));
+}
 
 void validate_wgmma_config(const GemmConfig& c, const GemmProblem& p, const std::string& arch) {
   if (arch != "sm_90a") broken(c, fmt::format("kind wgmma needs the sm_90a target (Hopper, arch-specific), not {}", arch));
@@ -332,8 +379,8 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
   if (c.cluster == 2 && p.b.layout == Layout::row_major && c.bn % 128 != 0)
     broken(c, fmt::format("a cluster of 2 splits a row-major B's tile in 64-column halves: BN={} must be a multiple of 128", c.bn));
   const bool tf32 = p.a.dtype == DType::f32 && p.math == MathMode::tf32;
-  if (ops::is_8bit_float(p.a.dtype) && c.kind != GemmKind::wgmma)
-    broken(c, fmt::format("8-bit float inputs ({} x {}) run on kind wgmma only (Hopper, sm_90a), not kind {}", dtype_name(p.a.dtype),
+  if (ops::is_8bit_float(p.a.dtype) && c.kind != GemmKind::wgmma && c.kind != GemmKind::gemv)
+    broken(c, fmt::format("8-bit float inputs ({} x {}) run on kinds wgmma and gemv only (Hopper, sm_90a), not kind {}", dtype_name(p.a.dtype),
                           dtype_name(p.b.dtype), c.kind == GemmKind::mma ? "mma" : "simt"));
   if (c.kind == GemmKind::mma) {
     if (p.a.dtype == DType::f32 && p.math != MathMode::tf32)
@@ -352,6 +399,8 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
     if (accumulators > 128) broken(c, fmt::format("a {}x{} warp tile needs {} accumulator registers per thread, at most 128 fit", c.wm, c.wn, accumulators));
   } else if (c.kind == GemmKind::wgmma) {
     validate_wgmma_config(c, p, arch);
+  } else if (c.kind == GemmKind::gemv) {
+    validate_gemv_config(c, p);
   } else {
     if (tf32) broken(c, "kind simt computes in exact f32; MathMode::tf32 needs kind mma");
     int lm, ln;

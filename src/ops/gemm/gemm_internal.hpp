@@ -42,7 +42,7 @@ struct GemmParams {
 };
 static_assert(sizeof(GemmParams) == 520, "must match gemm_params in gemm_common.cuh");
 
-// e4m3 or e5m2: the 8-bit floats, which run on Hopper's wgmma only.
+// e4m3 or e5m2: the 8-bit floats, which run on Hopper only (kinds wgmma and gemv).
 inline bool is_8bit_float(DType t) { return t == DType::e4m3 || t == DType::e5m2; }
 
 // validate_gemm without the epilogue's body, for a problem normalized() has produced (the launch
@@ -117,6 +117,9 @@ bool wgmma_transposes_a(const GemmConfig& c, const GemmProblem& swapped_or_not);
 // part, and A or B as the K-major copy the launcher makes where it transposes them (leading
 // dimension K rounded up to 16 bytes; the pointer stays the user's, the copy's source).
 GemmProblem wgmma_kernel_problem(const GemmConfig& c, const GemmProblem& user_problem);
+// Kind gemv: the elements of B a lane loads as one run (along K for a column-major B, along N for a
+// row-major one; see gemm_gemv.cuh).
+int gemv_run_b(const GemmConfig& c, const GemmProblem& p);
 // Shared memory a configuration uses for a problem's dtype (must mirror the templates).
 int gemm_shared_bytes(const GemmConfig& cfg, const GemmProblem& p);
 // How many epilogue vectors a wgmma kernel stages per tile in shared memory (Cfg::TILE_VECTORS): the
