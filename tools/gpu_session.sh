@@ -16,7 +16,8 @@
 #                                   i14-prefetch i15-regs i14-power i15-stall i15-desc i15-cursor i15-cursor2 i15-close i14-pp2 i14-pp3 i15-halves i15-turns i15-c2prof i15-ahead i14-pprule i15-mainloop2
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
 #                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last i34-final i34-c2
-#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second i36-box i36-cfg i36-pack i36-go i36-second i37-short)
+#                                   i35-tma i35-l2 i35-l2rule i35-go i35-second i36-box i36-cfg i36-pack i36-go i36-second i37-short
+#                                   i38-gemv i38-go)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -2324,6 +2325,40 @@ for what in "$@"; do
         "$0" i35-l2rule
         step i36_tests 8 timeout 200 ctest --test-dir "$root/build" -R "GemmGpuWgmma|GemmGpuGraph|GemmGpuMisc" -j 16 --output-on-failure
       fi
+      ;;
+    i38-gemv)
+      # Kind gemv (new, never run; about 250 s): its GPU tests, then decode shapes against the
+      # heuristic's pick and cuBLAS(Lt) in the same rounds, graph and stream, inputs rotated past L2.
+      # A gemv configuration's BK is K per warp step of 32 lane runs for a column-major B and the rows
+      # a warp takes at once for a row-major one, so each B layout has commands of its own (a
+      # configuration refused for one layout aborts its command).
+      step gemv_tests 12 timeout 240 ctest --test-dir "$root/build" -R "GemmGpuGemv|GemmGpuGraph" -j 16 --output-on-failure
+      gv() {  # NAME "DTYPE OPTIONS" LAYOUTS SHAPES CONFIGS
+        local m
+        for m in graph stream; do
+          # shellcheck disable=SC2086
+          step "gv_$1_$m" 0 timeout 100 "$bin/tilejit" bench gemm $2 --method $m --layout "$3" --shapes "$4" --config "$5" \
+            --runs 3 --group-ms 20 --rounds 2 --rotate auto
+        done
+      }
+      gv m1_kmajor "--dtype bf16" NT,TT 1x4096x4096,1x8192x8192,1x14336x4096 \
+        default,gemv:1x8x256:1x1:4,gemv:1x8x256:1x1:8,gemv:1x16x256:1x2:4,gemv:1x4x256:1x1:4
+      gv m1_nmajor "--dtype bf16" NN,TN 1x4096x4096,1x8192x8192,1x14336x4096 \
+        default,gemv:1x32x8:1x32:4,gemv:1x32x8:1x32:8,gemv:1x16x16:1x16:8,gemv:1x64x4:1x64:4,gemv:1x64x8:1x32:8
+      gv m8_kmajor "--dtype bf16" NT 4x4096x4096,8x8192x8192 default,gemv:4x8x256:4x1:4,gemv:8x8x256:8x1:4
+      gv m8_nmajor "--dtype bf16" NN 4x4096x4096,8x8192x8192 default,gemv:4x32x8:4x32:4,gemv:8x32x8:8x32:4
+      gv e4m3_kmajor "--dtype e4m3" NT 1x4096x4096,1x8192x8192 default,gemv:1x8x512:1x1:4,gemv:1x16x512:1x2:4
+      gv e4m3_nmajor "--dtype e4m3" TN 1x4096x4096,1x8192x8192 default,gemv:1x64x8:1x64:4,gemv:1x32x16:1x32:8
+      gv tf32_nmajor "--dtype f32 --math tf32" NN 1x4096x4096,1x8192x8192 default,gemv:1x16x8:1x16:8,gemv:1x32x4:1x32:8
+      bench_rows gv_ 9000
+      gather_logs gv_ i38_gemv.txt
+      ;;
+    i38-go)
+      # The thirty-eighth session's plan for one call (about 500 s): kind gemv (i38-gemv), then on an
+      # H200 the headline grids under graph (about 225 s), elsewhere the L2 rule in four layouts
+      # (i35-l2rule, about 100 s; needs docs/experiments/tma_element_size.diff built).
+      "$0" i38-gemv
+      if on_h200; then HL_METHODS=graph "$0" i29-headline; else "$0" i35-l2rule; fi
       ;;
     i37-short)
       # i36-go cut to about 250 s for a call with little device time left: on an H200 the headline
