@@ -109,6 +109,17 @@ TEST(GemmTuningCandidates, ValidDistinctAndTheHeuristicsFirst) {
   const auto decode = gemm_tuning_candidates(problem(16, 8192, 8192), "sm_90a", 132);
   EXPECT_GE(std::count_if(decode.begin(), decode.end(), [](const GemmConfig& c) { return c.swap_ab && c.bn == 16; }), 4);
   EXPECT_TRUE(std::any_of(decode.begin(), decode.end(), [](const GemmConfig& c) { return c.split_k > 1; }));
+  // Kind gemv for 1 to 8 rows, in both B layouts and 8-bit too; not past 8 rows.
+  auto gemvs = [](const std::vector<GemmConfig>& list) {
+    return std::count_if(list.begin(), list.end(), [](const GemmConfig& c) { return c.kind == GemmKind::gemv; });
+  };
+  EXPECT_EQ(gemvs(decode), 0);
+  for (const GemmProblem& q : {problem(1, 4096, 4096), problem(1, 4096, 4096, DType::bf16, Layout::row_major, Layout::row_major),
+                               problem(5, 8192, 8192, DType::e4m3), problem(3, 4096, 1000, DType::f32, Layout::row_major, Layout::row_major)}) {
+    const auto list = gemm_tuning_candidates(q, "sm_90a", 132);
+    EXPECT_GE(gemvs(list), 6) << gemm_shape_class(q);  // (8-bit: two exceed the registers a lane may hold)
+    EXPECT_LE(list.size(), 60u) << gemm_shape_class(q);
+  }
 }
 
 ops::TuningRecord record(std::initializer_list<std::pair<const char*, double>> times, const char* heuristic) {
