@@ -2344,7 +2344,7 @@ for what in "$@"; do
       gv m1_kmajor "--dtype bf16" NT,TT 1x4096x4096,1x8192x8192,1x14336x4096 \
         default,gemv:1x8x256:1x1:4,gemv:1x8x256:1x1:8,gemv:1x16x256:1x2:4,gemv:1x4x256:1x1:4
       gv m1_nmajor "--dtype bf16" NN,TN 1x4096x4096,1x8192x8192,1x14336x4096 \
-        default,gemv:1x32x8:1x32:4,gemv:1x32x8:1x32:8,gemv:1x16x16:1x16:8,gemv:1x64x4:1x64:4,gemv:1x64x8:1x32:8
+        default,gemv:1x32x8:1x32:4,gemv:1x32x8:1x32:8,gemv:1x16x16:1x16:8,gemv:1x8x32:1x8:8,gemv:1x64x8:1x32:8
       gv m8_kmajor "--dtype bf16" NT 4x4096x4096,8x8192x8192 default,gemv:4x8x256:4x1:4,gemv:8x8x256:8x1:4
       gv m8_nmajor "--dtype bf16" NN 4x4096x4096,8x8192x8192 default,gemv:4x32x8:4x32:4,gemv:8x32x8:8x32:4
       gv e4m3_kmajor "--dtype e4m3" NT 1x4096x4096,1x8192x8192 default,gemv:1x8x512:1x1:4,gemv:1x16x512:1x2:4
