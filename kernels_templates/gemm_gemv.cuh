@@ -140,6 +140,41 @@ template <class Cfg> struct gemm_gemv {
       }
   }
 
+  // N-major B, whole iterations (every row of every step inside K) from k0: UNROLL steps of loads,
+  // then their multiplications. Vector: the lane's run as one access; else element by element from
+  // `cols`. Returns where the remainder starts.
+  template <bool Vector>
+  __device__ __forceinline__ static long long n_major_steps(const gemm_params& p, const TB* B, const TA* const (&row)[BM], long long n,
+                                                            const long long (&cols)[RUN_N], int lane_k, long long k0, float (&acc)[BM][RUN_N]) {
+    const long long block_step = static_cast<long long>(kWarpsK) * BK;
+    for (; k0 + (UNROLL - 1) * block_step + BK <= p.k; k0 += UNROLL * block_step) {
+      element_run<TB, RUN_N> b[UNROLL];
+      TA a[UNROLL][BM];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const long long k = k0 + u * block_step + lane_k;
+        const TB* line = B + k * p.ldb;
+        if constexpr (Vector) {
+          b[u] = load_raw<RUN_N, true>(line + n);
+        } else {
+#pragma unroll
+          for (int e = 0; e < RUN_N; ++e) b[u].v[e] = line[cols[e]];
+        }
+#pragma unroll
+        for (int i = 0; i < BM; ++i) a[u][i] = row[i][offset_of<Cfg::A_ROW>(0, k, p.lda)];
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+        for (int i = 0; i < BM; ++i) {
+          const float x = static_cast<float>(to_compute(a[u][i]));
+#pragma unroll
+          for (int j = 0; j < RUN_N; ++j) acc[i][j] = fmaf(x, static_cast<float>(to_compute(b[u].v[j])), acc[i][j]);
+        }
+    }
+    return k0;
+  }
+
   // B row-major (N-major): each lane takes a run of RUN_N columns and one row of K per step; a
   // warp's LANES_K lanes of a column take LANES_K rows side by side, and the block's kWarpsK warps
   // interleave along K.
@@ -158,31 +193,10 @@ template <class Cfg> struct gemm_gemv {
     rows_of_a(p, A, m0, row);
     const long long block_step = static_cast<long long>(kWarpsK) * BK;
     long long k0 = static_cast<long long>(warp_k) * BK;  // the warp's first row this step (lane_k 0's)
-    for (; k0 + (UNROLL - 1) * block_step + BK <= p.k; k0 += UNROLL * block_step) {
-      element_run<TB, RUN_N> b[UNROLL];
-      TA a[UNROLL][BM];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u) {
-        const long long k = k0 + u * block_step + lane_k;
-        const TB* line = B + k * p.ldb;
-        if (Cfg::B_VEC == RUN_N && whole) {
-          b[u] = load_raw<RUN_N, Cfg::B_VEC == RUN_N>(line + n);
-        } else {
-#pragma unroll
-          for (int e = 0; e < RUN_N; ++e) b[u].v[e] = line[cols[e]];
-        }
-#pragma unroll
-        for (int i = 0; i < BM; ++i) a[u][i] = row[i][offset_of<Cfg::A_ROW>(0, k, p.lda)];
-      }
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-        for (int i = 0; i < BM; ++i) {
-          const float x = static_cast<float>(to_compute(a[u][i]));
-#pragma unroll
-          for (int j = 0; j < RUN_N; ++j) acc[i][j] = fmaf(x, static_cast<float>(to_compute(b[u].v[j])), acc[i][j]);
-        }
-    }
+    // Whole iterations, in one of two loops: a lane whose run lies inside N and is aligned loads it as
+    // one access (a choice made per step would join two paths' registers and wait for each load).
+    if (Cfg::B_VEC == RUN_N && whole) k0 = n_major_steps<true>(p, B, row, n, cols, lane_k, k0, acc);
+    else k0 = n_major_steps<false>(p, B, row, n, cols, lane_k, k0, acc);
     for (; k0 < p.k; k0 += block_step) {
       const long long k = k0 + lane_k;
       const bool inside = k < p.k;
