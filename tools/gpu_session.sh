@@ -75,6 +75,8 @@ src_prof() {
 variant_cli() {
   case "$1" in
     new) run=("$bin/tilejit") ;;
+    # docs/experiments/gemv_bulk.diff (templates only): kind gemv's K-major B through bulk copies.
+    gvbulk) run=(env TILEJIT_TEMPLATE_DIR="$root/build/variants/gvbulk" "$bin/tilejit") ;;
     ffma*) run=(env TILEJIT_INTERLEAVE_FFMA="${1#ffma}" "$bin/tilejit") ;;  # docs/experiments/ffma_interleave.diff built
     # docs/experiments/tma_element_size.diff built: TMA's L2 promotion (l2none / l264 / l2128 / l2256), or
     # bf16 moved as 1-, 4- or 8-byte integers with the template variant i35-tma makes (tma_e1 / 4 / 8).
@@ -2341,15 +2343,23 @@ for what in "$@"; do
             --runs 3 --group-ms 20 --rounds 2 --rotate auto
         done
       }
-      gv m1_kmajor "--dtype bf16" NT,TT 1x4096x4096,1x8192x8192,1x14336x4096 \
+      gv m1_kmajor "--dtype bf16" NT,TT 1x4096x4096,1x8192x8192 \
         default,gemv:1x8x256:1x1:4,gemv:1x8x256:1x1:8,gemv:1x16x256:1x2:4,gemv:1x4x256:1x1:4
-      gv m1_nmajor "--dtype bf16" NN,TN 1x4096x4096,1x8192x8192,1x14336x4096 \
+      gv m1_nmajor "--dtype bf16" NN,TN 1x4096x4096,1x8192x8192 \
         default,gemv:1x32x8:1x32:4,gemv:1x32x8:1x32:8,gemv:1x16x16:1x16:8,gemv:1x8x32:1x8:8,gemv:1x64x8:1x32:8
       gv m8_kmajor "--dtype bf16" NT 4x4096x4096,8x8192x8192 default,gemv:4x8x256:4x1:4,gemv:8x8x256:8x1:4
       gv m8_nmajor "--dtype bf16" NN 4x4096x4096,8x8192x8192 default,gemv:4x32x8:4x32:4,gemv:8x32x8:8x32:4
       gv e4m3_kmajor "--dtype e4m3" NT 1x4096x4096,1x8192x8192 default,gemv:1x8x512:1x1:4,gemv:1x16x512:1x2:4
       gv e4m3_nmajor "--dtype e4m3" TN 1x4096x4096,1x8192x8192 default,gemv:1x64x8:1x64:4,gemv:1x32x16:1x32:8
       gv tf32_nmajor "--dtype f32 --math tf32" NN 1x4096x4096,1x8192x8192 default,gemv:1x16x8:1x16:8,gemv:1x32x4:1x32:8
+      # The K-major B through bulk copies into a ring per warp (docs/experiments/gemv_bulk.diff, a
+      # template variant) against the lanes' own loads, in the same commands' order.
+      mk_diff_variant gvbulk docs/experiments/gemv_bulk.diff
+      check_specs --variant gvbulk gv_bulk_checks "1 4096 4096 NT bf16 gemv:1x8x256:1x1:8 none" \
+        "3 1000 1032 NT bf16 gemv:4x8x256:4x1:4 none" "1 8192 8200 TT bf16 gemv:1x16x256:1x2:4 none" \
+        "5 520 1032 NT f16 gemv:8x8x256:8x1:4 none" "1 2048 4096 NT e4m3 gemv:1x8x512:1x1:4 none"
+      bench_ab gv_bulk "graph stream" "new gvbulk" 100 --dtype bf16 --layout NT --shapes 1x4096x4096,1x8192x8192,1x14336x4096 \
+        --config gemv:1x8x256:1x1:8,gemv:1x4x256:1x1:4,gemv:1x16x256:1x2:4 --runs 3 --group-ms 20 --rounds 2 --rotate auto
       bench_rows gv_ 9000
       gather_logs gv_ i38_gemv.txt
       ;;
