@@ -246,10 +246,10 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
   const bool simt = c.kind == GemmKind::simt;
   int lm = 0, ln = 0;
   if (simt) simt_lanes(c, lm, ln);
-  const std::string kernel = simt                         ? "gemm_simt"
-                             : c.kind == GemmKind::mma   ? "gemm_mma"
-                             : c.kind == GemmKind::gemv  ? "gemm_gemv"
-                                                         : "gemm_wgmma";
+  const std::string kernel = simt                       ? "gemm_simt"
+                             : c.kind == GemmKind::mma  ? "gemm_mma"
+                             : c.kind == GemmKind::gemv ? "gemm_gemv"
+                                                        : "gemm_wgmma";
   const bool tensor_cores = c.kind == GemmKind::mma || c.kind == GemmKind::wgmma;  // f32 inputs as tf32
   // The epilogue describes the user's problem (its m x n operands, its rows and columns); a swapped
   // kernel computes D^T and maps its coordinates back (see epilogue.cpp).
@@ -295,8 +295,8 @@ jit::KernelRequest gemm_request(const jit::Context& rt, const GemmProblem& p, co
   KernelSource ks;
   ks.name = fmt::format("{}_{}{}_{}{}_{}x{}x{}_{}x{}_s{}_v{}x{}{}{}", kernel, dtype_name(p.a.dtype),
                         p.a.dtype == DType::f32 && tensor_cores ? "tf32"
-                        : p.b.dtype != p.a.dtype         ? fmt::format("x{}", dtype_name(p.b.dtype))
-                                                         : std::string(),
+                        : p.b.dtype != p.a.dtype                ? fmt::format("x{}", dtype_name(p.b.dtype))
+                                                                : std::string(),
                         la, lb, c.bm, c.bn, c.bk, c.wm, c.wn, c.stages, v.a_vec, v.b_vec,
                         std::string(c.pingpong ? "_pp" : "") + (c.cluster > 1 ? fmt::format("_c{}", c.cluster) : "") +
                             (c.swap_ab ? "_sw" : "") + (c.k_halves ? "_kh" : "") + (v.d_tma ? "_dtma" : "") +
