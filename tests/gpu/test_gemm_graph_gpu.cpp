@@ -85,7 +85,7 @@ std::vector<GraphCase> graph_cases() {
   v.push_back({"wgmma ping-pong pair", shape(DType::bf16, MathMode::exact, "NT", 640, 512, 256), "wgmma:128x128x64:128x128:5:pp:c2"});
   v.push_back({"wgmma K halves", shape(DType::bf16, MathMode::exact, "NT", 256, 256, 512), "wgmma:64x128x64:64x128:8:kh"});
   v.push_back({"gemv, K-major B", shape(DType::bf16, MathMode::exact, "NT", 1, 4096, 1000), "gemv:1x8x256:1x1:4"});
-  v.push_back({"gemv, N-major B", shape(DType::f16, MathMode::exact, "TN", 3, 1000, 777), "gemv:4x32x8:4x16:4"});
+  v.push_back({"gemv, N-major B", shape(DType::f16, MathMode::exact, "TN", 3, 1000, 777), "gemv:4x32x16:4x16:4"});
   return v;
 }
 
