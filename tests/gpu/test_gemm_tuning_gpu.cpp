@@ -26,6 +26,36 @@ GemmProblem shape(std::int64_t m, std::int64_t n, std::int64_t k, DType t, Layou
   return p;
 }
 
+// A decode shape's candidates include kind gemv (1 to 8 rows), in both B layouts: each one runs and
+// its D matches the heuristic's (the tuner compares every element), and the class's choice computes
+// the right thing.
+TEST(GemmTuningGpu, DecodeShapesTimeKindGemvAndItsDMatches) {
+  test::TempDir dir;
+  test::ScopedEnv cache("TILEJIT_CACHE_DIR", (dir.path() / "cache").string());
+  test::ScopedEnv autotune("TILEJIT_AUTOTUNE", "cached");
+  Runtime rt;
+  TILEJIT_REQUIRE_GPU(rt);
+  for (const Layout b : {Layout::col_major, Layout::row_major}) {
+    const GemmProblem p = shape(1, 4096, 2048, DType::bf16, Layout::row_major, b);
+    GemmTuneOptions o;
+    o.rounds = 1;
+    const GemmTuneResult r = rt.tune_gemm(p, o);
+    int gemvs = 0;
+    for (const auto& m : r.measurements) {
+      if (m.config.kind != GemmKind::gemv) continue;
+      ++gemvs;
+      EXPECT_TRUE(m.ok) << m.config.to_string() << ": " << m.error;
+    }
+    EXPECT_GE(gemvs, 6) << layout_name(b);
+    cli::GemmCase gc(rt, p, false, 11);
+    GemmPlan plan = rt.plan_gemm(gc.problem);
+    EXPECT_EQ(plan.config(), r.chosen);
+    plan.run();
+    rt.synchronize();
+    EXPECT_LE(gc.relative_error(), cli::gemm_tolerance(gc.problem)) << plan.config().to_string();
+  }
+}
+
 TEST(GemmTuningGpu, TunedClassServesLaterPlansHereAndInAnotherProcess) {
   test::TempDir dir;
   test::ScopedEnv cache("TILEJIT_CACHE_DIR", (dir.path() / "cache").string());
