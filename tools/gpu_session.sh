@@ -2334,7 +2334,7 @@ for what in "$@"; do
       # A gemv configuration's BK is K per warp step of 32 lane runs for a column-major B and the rows
       # a warp takes at once for a row-major one, so each B layout has commands of its own (a
       # configuration refused for one layout aborts its command).
-      step gemv_tests 12 timeout 240 ctest --test-dir "$root/build" -R "GemmGpuGemv|GemmGpuGraph" -j 16 --output-on-failure
+      step gemv_tests 12 timeout 240 ctest --test-dir "$root/build" -R "GemmGpuGemv|GemmGpuGraph|GemmTuningGpu.Decode" -j 16 --output-on-failure
       gv() {  # NAME "DTYPE OPTIONS" LAYOUTS SHAPES CONFIGS
         local m
         for m in graph stream; do
