@@ -41,9 +41,9 @@ struct GemmConfig {
   // wgmma only: blocks per cluster, 1 or 2 (string form: an extra part "c2"). A pair of blocks takes
   // tiles one above the other and each loads half of their shared B tile into both (TMA multicast).
   int cluster = 1;
-  // wgmma only: compute D^T = B^T A^T instead (string form: an extra part "sw"), so that a decode-like
-  // M of 8-32 becomes the tile's N (BN 16 or 32) and N's thousands of rows fill the device. Needs A
-  // row-major (it becomes the K-major B operand) and no bias.
+  // wgmma and gemv: compute D^T = B^T A^T instead (string form: an extra part "sw"). wgmma: a
+  // decode-like M of 8-32 becomes the tile's N (BN 16 or 32) and N's thousands of rows fill the
+  // device. gemv: a matrix times 1 to 8 vectors (N <= 8) streams A as the swapped problem's B.
   bool swap_ab = false;
   // wgmma only: two consumer warpgroups compute each whole tile (WM = BM), one the even K blocks and
   // one the odd, and add up in shared memory (string form: an extra part "kh"); for problems with

@@ -1,5 +1,6 @@
 // Kind gemv on the GPU against a float64 host reference: every input dtype (8-bit with per-tensor
-// scales, on sm_90), every A/B layout and D both ways, 1 to 8 rows with tails in M, N and K, runs
+// scales, on sm_90), every A/B layout and D both ways, 1 to 8 rows with tails in M, N and K, a matrix
+// times vectors through swapped operands, runs
 // loaded whole and element by element (leading dimensions and pointers off their alignment), batches
 // with gaps, alpha, beta with C, the fixed epilogue, an 8-bit D, launches in a row.
 #include "gemm_case.hpp"
@@ -25,14 +26,18 @@ using test::shape;
 // along N for a row-major one). `wide`: two columns per warp (K-major) or 4 lanes per row (N-major)
 // instead of one column or 2 lanes. (A one-column B stored row-major with ld 1 is read as the
 // column-major B it equals: see normalized().)
-GemmConfig gemv_config(const GemmProblem& p, int rows, bool wide) {
-  const int es = static_cast<int>(dtype_size(p.b.dtype)), run = 16 / es;
-  if (p.b.layout == Layout::col_major || (p.n == 1 && p.b.ld <= 1)) {
+// `k_major`: the kernel's B is column-major; `extra`: parts after the four (":sw").
+GemmConfig gemv_config(DType b, bool k_major, int rows, bool wide, const char* extra = "") {
+  const int es = static_cast<int>(dtype_size(b)), run = 16 / es;
+  if (k_major) {
     const int wn = wide ? 2 : 1;
-    return GemmConfig::parse(fmt::format("gemv:{}x{}x{}:{}x{}:4", rows, 8 * wn, 32 * run, rows, wn));
+    return GemmConfig::parse(fmt::format("gemv:{}x{}x{}:{}x{}:4{}", rows, 8 * wn, 32 * run, rows, wn, extra));
   }
   const int lanes_n = wide ? 4 : 2, wn = run * lanes_n;
-  return GemmConfig::parse(fmt::format("gemv:{}x{}x{}:{}x{}:4", rows, 2 * wn, 32 / lanes_n, rows, wn));
+  return GemmConfig::parse(fmt::format("gemv:{}x{}x{}:{}x{}:4{}", rows, 2 * wn, 32 / lanes_n, rows, wn, extra));
+}
+GemmConfig gemv_config(const GemmProblem& p, int rows, bool wide) {
+  return gemv_config(p.b.dtype, p.b.layout == Layout::col_major || (p.n == 1 && p.b.ld <= 1), rows, wide);
 }
 
 void expect_correct(Runtime& rt, const GemmProblem& p, const GemmConfig& cfg, bool bias = false, int launches = 1) {
@@ -100,6 +105,31 @@ TEST_F(GemmGpuGemv, UnalignedRunsBatchesAlphaBetaBias) {
     r.c = {0, DType::bf16, Layout::row_major};
     expect_correct(rt, r, gemv_config(r, 8, true), false, 3);
   }
+}
+
+// A matrix times one to three vectors (N = 1 to 3) with swapped operands: the kernel computes
+// D^T = B^T A^T, whose B is A^T (K-major for a row-major A, N-major for a column-major one), with a
+// bias along the user's columns, alpha, beta and a batch.
+TEST_F(GemmGpuGemv, SwappedMatrixTimesVectors) {
+  std::vector<Inputs> inputs = {{DType::f32, DType::f32, DType::f32, MathMode::exact}, {DType::bf16, DType::bf16, DType::bf16, MathMode::exact}};
+  if (hopper()) inputs.push_back({DType::e4m3, DType::e4m3, DType::bf16, MathMode::exact});
+  for (const Inputs& in : inputs)
+    for (const char* layout : {"NT", "TT", "NN", "TN", "NT:c"})
+      for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{4096, 1, 4096}, {1000, 1, 515}, {777, 3, 333}}) {
+        GemmProblem p = shape(in.a, in.b, layout, M, N, K, in.d);
+        const int rows = N == 1 ? 1 : 4;
+        const GemmConfig cfg = gemv_config(in.b, p.a.layout == Layout::row_major, dtype_size(in.b) == 1 ? std::min(rows, 4) : rows, M % 2 == 0, ":sw");
+        expect_correct(rt, p, cfg, N == 1);
+      }
+  GemmProblem q = shape(DType::f16, DType::f16, "NT", 520, 2, 264, DType::f16);
+  q.batch = 3;
+  q.a.batch_stride = 520 * 264 + 8;
+  q.b.batch_stride = 264 * 2 + 8;
+  q.d.batch_stride = 520 * 2 + 8;
+  q.alpha = 0.75f, q.beta = -1.25f;
+  q.c = q.d;
+  q.epilogue.activation = Activation::gelu;
+  expect_correct(rt, q, gemv_config(DType::f16, true, 2, true, ":sw"), true);
 }
 
 TEST_F(GemmGpuGemv, EightBitOutputAndScales) {

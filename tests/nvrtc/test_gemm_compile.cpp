@@ -106,6 +106,15 @@ TEST_P(GemmCompile, GemvEveryDtypeAndLayout) {
         EXPECT_EQ(info.program_name.find("tf32"), std::string::npos) << info.program_name;  // f32 stays exact
       }
     }
+  // Swapped: a matrix times a vector (N = 1) with a bias along D's rows of the user's problem.
+  for (const char* layout : {"NT", "TT"}) {
+    GemmProblem p = stand_in(DType::bf16, MathMode::exact, layout, true, Activation::gelu);
+    p.n = 1;
+    GemmConfig cfg = GemmConfig::parse("gemv:1x8x256:1x1:4:sw");
+    if (layout[0] == 'T') cfg = GemmConfig::parse("gemv:1x32x16:1x16:4:sw");  // A column-major: A^T is N-major
+    const auto info = rt.compile_gemm(p, &cfg);
+    EXPECT_NE(info.program_name.find("_sw"), std::string::npos) << info.program_name;
+  }
   if (!hopper) {
     GemmProblem e = stand_in(DType::e4m3, MathMode::exact, "NT", false, Activation::none);
     GemmConfig cfg = GemmConfig::parse("gemv:1x8x512:1x1:4");

@@ -150,7 +150,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"gemv:8x256x1:8x256:4", DType::bf16, MathMode::exact, "sm_90a", "exceed 48 KB of shared memory"},
         BadConfig{"gemv:1x32x8:1x32:9", DType::bf16, MathMode::exact, "sm_90a", "stages=9"},
         BadConfig{"gemv:1x32x8:1x32:4:k2", DType::bf16, MathMode::exact, "sm_90a", "split-K (kS) exists for kind wgmma only"},
-        BadConfig{"gemv:1x32x8:1x32:4:sw", DType::bf16, MathMode::exact, "sm_90a", "swapped operands (sw) exist for kind wgmma only"}),
+        BadConfig{"gemv:1x32x8:1x32:4:pp", DType::bf16, MathMode::exact, "sm_90a", "ping-pong (pp) exists for kind wgmma only"},
+        BadConfig{"mma:128x128x32:64x64:3:sw", DType::bf16, MathMode::exact, "sm_90a", "swapped operands (sw) exist for kinds wgmma and gemv only"}),
     [](const auto& param_info) { return "config" + std::to_string(param_info.index); });
 
 TEST(GemmConfig, WgmmaParsesAndSaysWhichOperandsNeedPacking) {
@@ -866,7 +867,7 @@ TEST(GemmConfig, SwappedOperands) {
   GemmProblem biased = p;
   biased.epilogue.bias = 1 << 20;  // per row of D^T (BIAS_ROW)
   EXPECT_EQ(broken_rule("wgmma:64x16x128:64x16:8:sw", biased), "");
-  EXPECT_NE(broken_rule("mma:64x64x32:32x32:3:sw", p).find("kind wgmma only"), std::string::npos);
+  EXPECT_NE(broken_rule("mma:64x64x32:32x32:3:sw", p).find("kinds wgmma and gemv only"), std::string::npos);
   // Narrow tiles also serve a narrow N directly, with a column-major B.
   GemmProblem narrow = problem(DType::bf16, MathMode::exact, 8192, 16, 4096);
   narrow.b.layout = Layout::col_major;
@@ -1091,6 +1092,17 @@ TEST(GemmConfig, Gemv) {
   EXPECT_EQ(ops::gemm_variant(n_major, ops::normalized(rows)).b_vec, 1);
   EXPECT_EQ(ops::gemv_run_b(GemmConfig::parse("gemv:1x4x32:1x4:4"), rows), 4);  // WN narrower than 16 bytes
   EXPECT_EQ(broken_rule("gemv:1x4x32:1x4:4", rows), "");
+  // Swapped (sw): a matrix times a vector, N = 1, runs as D^T = B^T A^T, whose one row is the
+  // vector and whose B is A^T (K-major for a row-major A).
+  GemmProblem column = problem(DType::bf16, MathMode::exact, 4096, 1, 4096);
+  column.b.layout = Layout::col_major;
+  const GemmConfig swapped = GemmConfig::parse("gemv:1x8x256:1x1:4:sw");
+  EXPECT_EQ(broken_rule("gemv:1x8x256:1x1:4:sw", column), "");
+  const GemmProblem q = ops::wgmma_kernel_problem(swapped, ops::normalized(column));
+  EXPECT_EQ(q.m, 1);
+  EXPECT_EQ(q.n, 4096);
+  EXPECT_EQ(q.b.layout, Layout::col_major);
+  EXPECT_NE(broken_rule("gemv:1x32x8:1x32:4:sw", column).find("column-major (K-major) B"), std::string::npos);
 }
 
 TEST(GemmVariant, CopiesFollowAlignment) {

@@ -120,6 +120,9 @@ TEST(GemmTuningCandidates, ValidDistinctAndTheHeuristicsFirst) {
     EXPECT_GE(gemvs(list), 6) << gemm_shape_class(q);  // (8-bit: two exceed the registers a lane may hold)
     EXPECT_LE(list.size(), 60u) << gemm_shape_class(q);
   }
+  // A matrix times a vector (N = 1): the same, swapped.
+  const auto column = gemm_tuning_candidates(problem(4096, 1, 4096), "sm_90a", 132);
+  EXPECT_GE(std::count_if(column.begin(), column.end(), [](const GemmConfig& c) { return c.kind == GemmKind::gemv && c.swap_ab; }), 6);
 }
 
 ops::TuningRecord record(std::initializer_list<std::pair<const char*, double>> times, const char* heuristic) {

@@ -465,8 +465,9 @@ std::shared_ptr<detail::GemmPlanState> make_gemm_plan(const std::shared_ptr<jit:
   // 8-bit inputs run on Hopper only (kinds wgmma and gemv), and compile for its arch-specific target.
   const bool hopper_only = s->config.kind == GemmKind::wgmma || ops::is_8bit_float(p.a.dtype) || ops::is_8bit_float(p.b.dtype);
   s->target = hopper_only ? arch_specific : rt->arch(false);
-  if (s->config.swap_ab && s->config.kind != GemmKind::wgmma)
-    throw InvalidArgument(fmt::format("GEMM config {} is invalid: swapped operands (sw) exist for kind wgmma only", s->config.to_string()));
+  if (s->config.swap_ab && s->config.kind != GemmKind::wgmma && s->config.kind != GemmKind::gemv)
+    throw InvalidArgument(
+        fmt::format("GEMM config {} is invalid: swapped operands (sw) exist for kinds wgmma and gemv only", s->config.to_string()));
   s->kernel_problem = s->kernel_view(s->problem);
   // From here on, everything is about the kernel's problem.
   return finish_gemm_plan(rt, std::move(s), device_sms);

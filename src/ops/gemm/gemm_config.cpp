@@ -371,7 +371,7 @@ void validate_gemm_config(const GemmConfig& c, const GemmProblem& user_problem, 
   if (c.pingpong && c.split_k != 1) broken(c, "ping-pong (pp) and split-K (kS) do not combine");
   if (c.cluster != 1 && c.cluster != 2) broken(c, fmt::format("cluster c{} must be c1 or c2", c.cluster));
   if (c.cluster != 1 && c.kind != GemmKind::wgmma) broken(c, "clusters (cC) exist for kind wgmma only");
-  if (c.swap_ab && c.kind != GemmKind::wgmma) broken(c, "swapped operands (sw) exist for kind wgmma only");
+  if (c.swap_ab && c.kind != GemmKind::wgmma && c.kind != GemmKind::gemv) broken(c, "swapped operands (sw) exist for kinds wgmma and gemv only");
   if (c.k_halves && c.kind != GemmKind::wgmma) broken(c, "K halves (kh) exist for kind wgmma only");
   if (c.k_halves && (c.pingpong || c.split_k != 1 || c.cluster != 1))
     broken(c, "K halves (kh) combine with neither ping-pong (pp), split-K (kS) nor clusters (cC)");

@@ -215,16 +215,24 @@ std::vector<GemmConfig> gemm_tuning_candidates(const GemmProblem& in, const std:
   }
   // Decode-like M (1 to 8 rows, any dtype): kind gemv, B streamed into registers; a K-major B in
   // blocks of 8 warps side by side or 4 by 2 along K, one or two columns a warp; an N-major one in
-  // warps of 2 or 4 lanes per row, 1 or 2 of them along N; 4 or 8 steps of loads in flight.
-  if (p.m <= 8 && p.scale_mode != ScaleMode::blocks) {
-    const int rows = p.m <= 1 ? 1 : p.m <= 2 ? 2 : p.m <= 4 ? 4 : 8, run = 16 / static_cast<int>(dtype_size(p.b.dtype));
+  // warps of 2 or 4 lanes per row, 1 or 2 of them along N; 4 or 8 steps of loads in flight. A matrix
+  // times 1 to 8 vectors (N <= 8) takes the same swapped (sw): D^T = B^T A^T streams A.
+  const bool swap_gemv = p.m > 8 && p.n <= 8;
+  if ((p.m <= 8 || swap_gemv) && p.scale_mode != ScaleMode::blocks) {
+    const GemmProblem q = swap_gemv ? ops::swapped_ab(p) : p;
+    const int rows = q.m <= 1 ? 1 : q.m <= 2 ? 2 : q.m <= 4 ? 4 : 8, run = 16 / static_cast<int>(dtype_size(q.b.dtype));
     for (const int stages : {4, 8})
       for (const int across : {1, 2}) {
-        if (p.b.layout == Layout::col_major) {
+        std::vector<GemmConfig> gemvs;
+        if (q.b.layout == Layout::col_major) {
           const int warps_n = across == 1 ? 8 : 4;
-          for (const int wn : {1, 2}) add({GemmKind::gemv, rows, warps_n * wn, 32 * run, rows, wn, stages});
+          for (const int wn : {1, 2}) gemvs.push_back({GemmKind::gemv, rows, warps_n * wn, 32 * run, rows, wn, stages});
         } else {
-          for (const int lanes_n : {2, 4}) add({GemmKind::gemv, rows, across * run * lanes_n, 32 / lanes_n, rows, run * lanes_n, stages});
+          for (const int lanes_n : {2, 4}) gemvs.push_back({GemmKind::gemv, rows, across * run * lanes_n, 32 / lanes_n, rows, run * lanes_n, stages});
+        }
+        for (GemmConfig& c : gemvs) {
+          c.swap_ab = swap_gemv;
+          add(c);
         }
       }
   }
