@@ -40,6 +40,18 @@ GemmConfig gemv_config(const GemmProblem& p, int rows, bool wide) {
   return gemv_config(p.b.dtype, p.b.layout == Layout::col_major || (p.n == 1 && p.b.ld <= 1), rows, wide);
 }
 
+// A batch of 3 of `p` with gaps between the matrices, alpha, beta with a C laid out as D, and GELU.
+GemmProblem batched(GemmProblem p) {
+  p.batch = 3;
+  p.a.batch_stride = p.m * p.k + 8;
+  p.b.batch_stride = p.k * p.n + 64;
+  p.d.batch_stride = p.m * p.n + 8;
+  p.alpha = 0.75f, p.beta = -1.25f;
+  p.c = p.d;
+  p.epilogue.activation = Activation::gelu;
+  return p;
+}
+
 void expect_correct(Runtime& rt, const GemmProblem& p, const GemmConfig& cfg, bool bias = false, int launches = 1) {
   cli::GemmCase gc(rt, p, bias, fresh_seed());
   GemmPlan plan = rt.plan_gemm(gc.problem, cfg);
@@ -89,15 +101,7 @@ TEST_F(GemmGpuGemv, UnalignedRunsBatchesAlphaBetaBias) {
     p.a.ld = (p.a.layout == Layout::row_major ? p.k : p.m) + 1;
     p.b.ld = (p.b.layout == Layout::row_major ? p.n : p.k) + 1;
     expect_correct(rt, p, gemv_config(p, 4, true));
-    // A batch of 3 with gaps between the matrices, alpha, beta with a C laid out as D, bias and GELU.
-    GemmProblem q = shape(DType::f16, DType::f16, layout, 4, 520, 264, DType::f16);
-    q.batch = 3;
-    q.a.batch_stride = 4 * 264 + 8;
-    q.b.batch_stride = 264 * 520 + 64;
-    q.d.batch_stride = 4 * 520 + 8;
-    q.alpha = 0.75f, q.beta = -1.25f;
-    q.c = q.d;
-    q.epilogue.activation = Activation::gelu;
+    const GemmProblem q = batched(shape(DType::f16, DType::f16, layout, 4, 520, 264, DType::f16));
     expect_correct(rt, q, gemv_config(q, 4, false), true);
     // f32 exact, 8 rows, a separate bf16 C: three launches in a row (nothing carried between them).
     GemmProblem r = shape(DType::f32, DType::f32, layout, 8, 300, 2000, DType::f32);
@@ -118,18 +122,10 @@ TEST_F(GemmGpuGemv, SwappedMatrixTimesVectors) {
       for (auto [M, N, K] : std::vector<std::array<std::int64_t, 3>>{{4096, 1, 4096}, {1000, 1, 515}, {777, 3, 333}}) {
         GemmProblem p = shape(in.a, in.b, layout, M, N, K, in.d);
         const int rows = N == 1 ? 1 : 4;
-        const GemmConfig cfg = gemv_config(in.b, p.a.layout == Layout::row_major, dtype_size(in.b) == 1 ? std::min(rows, 4) : rows, M % 2 == 0, ":sw");
+        const GemmConfig cfg = gemv_config(in.b, p.a.layout == Layout::row_major, rows, M % 2 == 0, ":sw");
         expect_correct(rt, p, cfg, N == 1);
       }
-  GemmProblem q = shape(DType::f16, DType::f16, "NT", 520, 2, 264, DType::f16);
-  q.batch = 3;
-  q.a.batch_stride = 520 * 264 + 8;
-  q.b.batch_stride = 264 * 2 + 8;
-  q.d.batch_stride = 520 * 2 + 8;
-  q.alpha = 0.75f, q.beta = -1.25f;
-  q.c = q.d;
-  q.epilogue.activation = Activation::gelu;
-  expect_correct(rt, q, gemv_config(DType::f16, true, 2, true, ":sw"), true);
+  expect_correct(rt, batched(shape(DType::f16, DType::f16, "NT", 520, 2, 264, DType::f16)), gemv_config(DType::f16, true, 2, true, ":sw"), true);
 }
 
 TEST_F(GemmGpuGemv, EightBitOutputAndScales) {
