@@ -2352,6 +2352,7 @@ for what in "$@"; do
       gv e4m3_kmajor "--dtype e4m3" NT 1x4096x4096,1x8192x8192 default,gemv:1x8x512:1x1:4,gemv:1x16x512:1x2:4
       gv e4m3_nmajor "--dtype e4m3" TN 1x4096x4096,1x8192x8192 default,gemv:1x64x8:1x64:4,gemv:1x32x16:1x32:8
       gv tf32_nmajor "--dtype f32 --math tf32" NN 1x4096x4096,1x8192x8192 default,gemv:1x16x8:1x16:8,gemv:1x32x4:1x32:8
+      gv n1_swapped "--dtype bf16" NT 4096x1x4096,8192x1x8192 default,gemv:1x8x256:1x1:4:sw,gemv:1x4x256:1x1:4:sw
       # The K-major B through bulk copies into a ring per warp (docs/experiments/gemv_bulk.diff, a
       # template variant) against the lanes' own loads, in the same commands' order.
       mk_diff_variant gvbulk docs/experiments/gemv_bulk.diff
