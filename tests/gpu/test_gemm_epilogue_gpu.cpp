@@ -191,6 +191,7 @@ TEST_F(GemmEpilogueGpu, EveryKindAndLayout) {
     // Ping-pong, the heuristic's pick for large bodies that read an M x N input (edges and a short last tile).
     cases.push_back({std::string("wgmma_pp_") + l, 520, 392, 264, 1, l, Layout::row_major, "wgmma:128x128x64:128x128:5:pp"});
   }
+  cases.push_back({"gemv_swapped", 300, 2, 1000, 1, "NT", Layout::row_major, "gemv:2x16x256:2x2:2:sw"});  // a matrix times 2 vectors
   cases.push_back({"decode_16", 16, 4096, 512, 1, "NT"});        // swapped decode shape
   cases.push_back({"decode_1", 1, 2048, 1024, 1, "NN"});
   cases.push_back({"batched", 192, 160, 64, 3, "NT"});
