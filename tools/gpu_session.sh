@@ -17,7 +17,7 @@
 #                                   i14-probe i15-split i12-small-sweep i24-final i15-three i24-memcheck i24-staging
 #                                   i25-vectors i25-vectors-bench i25-fp8-narrow i27-checks i27-stream i27-one i28-checks i28-bench i28-stream i28-skew i29-first i29-lean i29-last i29-headline i31-f16 i32-bs-lean i32-bs-profile i32-epi-parts i33-bs-ab i33-rotate i33-bs-staged i33-bs-offset i34-first i34-ffma i34-go i34-last i34-final i34-c2
 #                                   i35-tma i35-l2 i35-l2rule i35-go i35-second i36-box i36-cfg i36-pack i36-go i36-second i37-short
-#                                   i38-gemv i38-go)
+#                                   i38-gemv i38-gemv-prof i38-go)
 # Each step's full log goes to $OUT/<step>.log; the console gets each step's tail.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -2363,6 +2363,23 @@ for what in "$@"; do
         --config gemv:1x8x256:1x1:8,gemv:1x4x256:1x1:4,gemv:1x16x256:1x2:4 --runs 3 --group-ms 20 --rounds 2 --rotate auto
       bench_rows gv_ 9000
       gather_logs gv_ i38_gemv.txt
+      ;;
+    i38-gemv-prof)
+      # Kind gemv under ncu (about 60 s; for after i38-gemv): DRAM throughput, occupancy and warp
+      # states of bf16 1x4096x4096 NT and NN on gemv configurations and on the heuristic's kernel.
+      for spec in "NT gemv:1x8x256:1x1:4" "NT gemv:1x4x256:1x1:4" "NN gemv:1x16x16:1x16:8" "NN gemv:1x8x32:1x8:8" "NT default" "NN default"; do
+        read -r lay cfg <<<"$spec"
+        cf=() && [ "$cfg" != default ] && cf=(-c "$cfg")
+        name="gvp_${lay}_${cfg//[:x]/_}"
+        ncu --clock-control none -k regex:gemm_ -s 3 -c 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+          --section Occupancy --section LaunchStats --section WarpStateStats -f -o "$out/$name" \
+          "$bin/tilejit" gemm --m 1 --n 4096 --k 4096 --layout "$lay" --dtype bf16 "${cf[@]}" --bench --runs 3 >"$out/$name.log" 2>&1
+        ncu -i "$out/$name.ncu-rep" --page details >>"$out/$name.log" 2>&1
+        rm -f "$out/$name.ncu-rep"
+        echo "== $name"
+        grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per Thread|Stall Long Scoreboard|Warp Cycles Per Issued" "$out/$name.log" | head -9
+      done
+      gather_logs gvp_ i38_gemv_prof.txt
       ;;
     i38-go)
       # The thirty-eighth session's first call: kind gemv (i38-gemv, about 330 s), then on a card other
