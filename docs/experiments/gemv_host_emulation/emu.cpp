@@ -1,9 +1,9 @@
 // Kind gemv's index arithmetic checked on the host, without a GPU: kernels_templates/gemm_gemv.cuh
-// compiled by g++ over shim.hpp (one std::thread per CUDA thread, barriers for __syncthreads and
-// the warp shuffles), f32 and bf16 inputs, every B layout, lane and warp arrangement, vector and element
-// paths, tails in M, N and K, padded leading dimensions, batches with gaps that must stay unwritten;
-// D against a float64 reference; bf16 too (16-byte runs of 8 elements). Not part of the build (a development check; the GPU tests are
-// tests/gpu/test_gemm_gemv_gpu.cpp):
+// compiled by g++ over shim.hpp (one std::thread per CUDA thread, barriers for __syncthreads and the
+// warp shuffles). f32 and bf16 inputs, both B layouts, every lane and warp arrangement, vector and
+// element paths, tails in M, N and K, padded leading dimensions, batches with gaps that must stay
+// unwritten; D against a float64 reference. Not part of the build (a development check; the GPU
+// tests are tests/gpu/test_gemm_gemv_gpu.cpp):
 //   g++ -std=c++20 -O1 -w -I kernels_templates -I /usr/local/cuda/include -o /tmp/gemv_emu \
 //     docs/experiments/gemv_host_emulation/emu.cpp -lpthread && /tmp/gemv_emu
 // Run on 2026-12-08 (thirty-seventh session): 69 cases (54 f32, 15 bf16), every relative error 7.2e-9 to 2.1e-7.
