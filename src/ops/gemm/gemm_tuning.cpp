@@ -217,8 +217,11 @@ std::vector<GemmConfig> gemm_tuning_candidates(const GemmProblem& in, const std:
   // blocks of 8 warps side by side or 4 by 2 along K, one or two columns a warp; an N-major one in
   // warps of 2 or 4 lanes per row, 1 or 2 of them along N; 4 or 8 steps of loads in flight. A matrix
   // times 1 to 8 vectors (N <= 8) takes the same swapped (sw): D^T = B^T A^T streams A.
+  // (Not for tf32: gemv adds exact f32 products, which the tuner's comparison with the heuristic's
+  // tf32 D, a few units of D's last place apart, would count as mismatches.)
   const bool swap_gemv = p.m > 8 && p.n <= 8;
-  if ((p.m <= 8 || swap_gemv) && p.scale_mode != ScaleMode::blocks) {
+  const bool tf32_inputs = p.a.dtype == DType::f32 && p.math == MathMode::tf32;
+  if ((p.m <= 8 || swap_gemv) && p.scale_mode != ScaleMode::blocks && !tf32_inputs) {
     const GemmProblem q = swap_gemv ? ops::swapped_ab(p) : p;
     const int rows = q.m <= 1 ? 1 : q.m <= 2 ? 2 : q.m <= 4 ? 4 : 8, run = 16 / static_cast<int>(dtype_size(q.b.dtype));
     for (const int stages : {4, 8})
