@@ -60,10 +60,6 @@ template <class Cfg> struct gemm_gemv {
       return r;
     }
   }
-  // Element e of `run` in f32, or 0 where not `valid` (the loads of the masked remainder).
-  template <class T> __device__ __forceinline__ static float masked(const T* at, bool valid) {
-    return valid ? static_cast<float>(to_compute(*at)) : 0.f;
-  }
 
   // Where each of the block's BM rows of A starts; rows past M read row M - 1 instead (memory that
   // exists, without a branch): their sums are never stored.
@@ -124,9 +120,9 @@ template <class Cfg> struct gemm_gemv {
         const bool inside = k + e < p.k;
 #pragma unroll
         for (int i = 0; i < BM; ++i) {
-          const float x = masked(row[i] + offset_of<Cfg::A_ROW>(0, k + e, p.lda), inside);
+          const float x = load_or_zero(row[i] + offset_of<Cfg::A_ROW>(0, k + e, p.lda), row[i], inside);
 #pragma unroll
-          for (int j = 0; j < WN; ++j) acc[i][j] = fmaf(x, masked(column[j] + k + e, inside), acc[i][j]);
+          for (int j = 0; j < WN; ++j) acc[i][j] = fmaf(x, load_or_zero(column[j] + k + e, column[j], inside), acc[i][j]);
         }
       }
     }
@@ -203,9 +199,9 @@ template <class Cfg> struct gemm_gemv {
       const bool inside = k < p.k;
 #pragma unroll
       for (int i = 0; i < BM; ++i) {
-        const float x = masked(row[i] + offset_of<Cfg::A_ROW>(0, k, p.lda), inside);
+        const float x = load_or_zero(row[i] + offset_of<Cfg::A_ROW>(0, k, p.lda), row[i], inside);
 #pragma unroll
-        for (int j = 0; j < RUN_N; ++j) acc[i][j] = fmaf(x, masked(B + k * p.ldb + cols[j], inside), acc[i][j]);
+        for (int j = 0; j < RUN_N; ++j) acc[i][j] = fmaf(x, load_or_zero(B + k * p.ldb + cols[j], B + cols[j], inside), acc[i][j]);
       }
     }
     // The LANES_K lanes of each column (lane_n alike), then the warp's share of the partial sums.
@@ -248,8 +244,6 @@ template <class Cfg> struct gemm_gemv {
       }
     }
   }
-
-  __device__ __forceinline__ static float tensor_scale(const float* s) { return s ? *s : 1.f; }
 };
 
 template <class Cfg> __global__ void __launch_bounds__(gemm_gemv<Cfg>::kThreads) gemm_gemv_kernel(const gemm_params p) {

@@ -632,7 +632,6 @@ template <class Cfg> struct gemm_wgmma {
   }
 
   // A per-tensor scale: 1 where none was given.
-  __device__ __forceinline__ static float tensor_scale(const float* s) { return s ? *s : 1.f; }
 
   // Output (r, c) and (r, c + 1) of this consumer's rows, computed and packed as D's dtype. Aligned to
   // its size (c is even, and the swizzle moves 16-byte granules), so that a pair is one shared-memory

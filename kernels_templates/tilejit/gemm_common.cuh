@@ -80,6 +80,9 @@ template <class T> __device__ __forceinline__ compute_t<T> load_or_zero(const T*
   return valid ? v : compute_t<T>(0);
 }
 
+// A per-tensor scale of 8-bit inputs or output (a device pointer, read at each launch), 1 where null.
+__device__ __forceinline__ float tensor_scale(const float* s) { return s ? *s : 1.f; }
+
 // Element i of an epilogue vector, in its compute type; 0 past its end (a tile's rows and columns
 // past D's edge read nothing). Inside: every i read is known to be within the vector.
 template <class T, bool Inside = false> struct epilogue_vector {
